@@ -5,8 +5,10 @@ compaction cut at every keepRecentTokens of `KEEPS`, at the file's leaf and righ
 user message (where a turn starts, which is where replaylab compacts); replaylab's rules of the
 same profile (`replaylab.agents`) must give the same windows (source entry, role, message as
 JavaScript holds it), the same per-message estimates, and the same cuts (refused or not, first
-kept entry, split turn, what is summarized and the turn prefix). Differences are counted by
-kind, with a few examples each, for the test's note.
+kept entry, split turn, what is summarized and the turn prefix). A cut where the profile's
+`unestimable` rules say the agent's own estimate fails (`compaction.estimate_failure`) is replaylab's
+refusal, as `compact` refuses it. Differences are counted by kind, with a few examples each, for the
+test's note.
 """
 
 from __future__ import annotations
@@ -15,14 +17,17 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 from replaylab.agents import rules_of
+from replaylab.compaction.estimate_failure import agent_tokens, estimate_failure
 from replaylab.oracles.agent import AgentCut, AgentOracle, AgentView, AgentWindow
 from replaylab.oracles.compare import message_as_pi_holds_it
 from replaylab.transcript import load_transcript
 from replaylab.transcript.load import Transcript
 from replaylab.transcript.memo import ItemMemo
 from replaylab.transcript.model import MessageEntry, UserMessage
+from replaylab.upstream.profiles import AgentProfile
 
 KEEPS = (20_000, 2_000, 500)
 
@@ -83,9 +88,10 @@ def compare_file(oracle: AgentOracle, path: Path, tally: Tally, keeps: Iterable[
         if window.error:
             tally.add("agent errors", f"{path.name} @{leaf}: {window.error[:200]}")
             continue
-        _compare_window(rules, entries, window, ours_of_theirs, tally, f"{path.name} @{leaf}")
+        before = _compare_window(rules, entries, window, ours_of_theirs, tally, f"{path.name} @{leaf}")
         for keep, theirs in zip(keeps, window.cuts):
-            _compare_cut(rules, entries, keep, theirs, ours_of_theirs, tally, f"{path.name} @{leaf} keep {keep}")
+            where = f"{path.name} @{leaf} keep {keep}"
+            _compare_cut(rules, entries, keep, theirs, ours_of_theirs, tally, where, (oracle.profile, before))
 
 
 def _id_map(transcript: Transcript, view: AgentView) -> dict[str | None, str | None]:
@@ -96,7 +102,8 @@ def _id_map(transcript: Transcript, view: AgentView) -> dict[str | None, str | N
     return {theirs: by_line.get(line) for theirs, line in zip(view.entry_ids, view.entry_lines)} | {None: None}
 
 
-def _compare_window(rules, entries, window: AgentWindow, ids, tally: Tally, where: str) -> None:
+def _compare_window(rules, entries, window: AgentWindow, ids, tally: Tally, where: str) -> list:
+    """Compares replaylab's window with the agent's; replaylab's."""
     ours = rules.window(entries)
     tally.add("windows")
     problems = []
@@ -123,12 +130,37 @@ def _compare_window(rules, entries, window: AgentWindow, ids, tally: Tally, wher
                 tally.add("estimates differ", f"{where} #{position} ({theirs.role}): {mine_tokens} vs {theirs.tokens}")
     if problems:
         tally.add("windows differ", f"{where}: {problems[:3]}")
+    return ours
 
 
-def _compare_cut(rules, entries, keep: int, theirs: AgentCut, ids, tally: Tally, where: str) -> None:
+def _compare_cut(
+    rules,
+    entries,
+    keep: int,
+    theirs: AgentCut,
+    ids,
+    tally: Tally,
+    where: str,
+    seen: tuple[AgentProfile, list] | None = None,
+) -> None:
+    """`seen`: the profile and replaylab's window at the leaf, where the agent's own estimate may
+    fail (`compaction.estimate_failure`)."""
     tally.add("cuts")
-    cut = rules.cut(entries, keep, "0.66.1", _entry_tokens(rules), rules.tokens)
+    job = _job(seen[0], rules) if seen is not None else None
+    before = seen[1] if seen is not None else []
+    # the agent's own estimate where it is NaN, as `compact` cuts with it (None: replaylab's count)
+    tokens = agent_tokens(job, entries, before) if job is not None else None  # type: ignore[arg-type]
+    cut = rules.cut(entries, keep, "0.66.1", _entry_tokens(rules), tokens or rules.tokens)
     refused = rules.refusal(entries) or getattr(cut, "refused", None)
+    if job is not None and (refused is None or tokens is not None):
+        # where the agent's own estimate fails, replaylab refuses as `compact` does
+        failure = estimate_failure(job, entries, before, SimpleNamespace(cut=cut, keep_recent=keep), {})  # type: ignore[arg-type]
+        refused = failure.error if failure is not None else refused
+        if failure is not None and failure.kind == "nothing_to_gain" and theirs.refused is None:
+            # pi 0.73.1's NaN: a preparation that summarizes nothing, which replaylab reports as such
+            if not (theirs.summarize or theirs.turn_prefix):
+                tally.add("cuts that compact nothing")
+                return
     if theirs.refused is not None:
         tally.add("cuts refused by the agent")
         if theirs.refused.startswith("error"):
@@ -163,6 +195,20 @@ def _compare_cut(rules, entries, keep: int, theirs: AgentCut, ids, tally: Tally,
         tally.add("cuts differ", f"{where}: {problems}")
 
 
+def _job(profile: AgentProfile, rules) -> SimpleNamespace:
+    """What `estimate_failure` reads of a compaction's job (no summary is made, as in safeguard)."""
+    return SimpleNamespace(
+        profile=profile,
+        rules=rules,
+        tokens=rules.tokens,
+        entry_tokens=_entry_tokens(rules),
+        params=SimpleNamespace(boundary_rule="0.66.1"),
+        safeguard_like=True,
+        memo=None,
+        cut=lambda path, keep: rules.cut(path, keep, "0.66.1", _entry_tokens(rules), rules.tokens),
+    )
+
+
 class _Memoized:
     """The rules with their estimate computed once per message object (an item's memo does this)."""
 
@@ -177,10 +223,13 @@ class _Memoized:
         return self.memo.tokens(message)
 
     def cut(self, entries, keep, rule, entry_tokens, message_tokens):
-        return self.rules.cut(entries, keep, rule, entry_tokens, self.memo.tokens)
+        return self.rules.cut(entries, keep, rule, entry_tokens, message_tokens)
 
     def refusal(self, entries):
         return self.rules.refusal(entries)
+
+    def context_tokens(self, messages, tokens_of):
+        return self.rules.context_tokens(messages, tokens_of)
 
 
 def _at(entries, index: int) -> str | None:

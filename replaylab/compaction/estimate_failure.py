@@ -11,6 +11,11 @@ or give NaN. replaylab counts what it can read; the agent's `prepareCompaction` 
 and its default summarizer (not safeguard's, whose summary is its own) throws on an item it cannot
 serialize among the messages it summarizes. Each is refused as the agent fails, naming the entry,
 its line, the field and what the agent does.
+
+An agent whose `prepareCompaction` also estimates the whole context (OpenClaw 2026.9.6, its own
+estimate: `UnestimableRules.whole_context`) throws wherever in the context such a message lies, and
+with a NaN there finds its cut with the NaN through its own cut rules (an unscaled tail budget, a
+sum that never reaches it): refused when that cut leaves nothing to summarize.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from typing import Any
 
 from replaylab.compaction.job import Job
 from replaylab.compaction.params import Failure
-from replaylab.compaction.plan import Plan
+from replaylab.compaction.plan import Plan, agent_refusal
 from replaylab.transcript.context import WindowMessage, entry_to_message
+from replaylab.transcript.memo import identity
 from replaylab.transcript.model import (
     AnyEntry,
     CompactionEntry,
@@ -34,7 +40,13 @@ from replaylab.transcript.model import (
 )
 from replaylab.transcript.object_content import ObjectContent
 from replaylab.transcript.tokens import estimate_context_tokens
-from replaylab.transcript.unestimable import estimate_throws, unestimable_item, unserializable_item
+from replaylab.transcript.unestimable import (
+    estimate_throws,
+    openclaw_unestimable_item,
+    openclaw_unserializable_item,
+    unestimable_item,
+    unserializable_item,
+)
 from replaylab.upstream.profiles import UnestimableRules
 
 #: where an entry was read: its file and line (entries a parse warned about)
@@ -57,9 +69,45 @@ def estimate_failure(
     rules = job.profile.unestimable
     if rules is None:
         return None
-    estimate, serialize = _failing_items(path)
+    estimate, serialize = _failing_items(path, rules)
     if not estimate and not serialize:
         return None
+    failed = (
+        _whole_context_failure(job, path, before, plan, rules, estimate, lines)
+        if rules.whole_context
+        else _tail_failure(job, path, before, plan, rules, estimate, lines)
+    )
+    if failed is not None or rules.serializer_outcome is None or job.safeguard_like:
+        return failed
+    history_end = plan.cut.turn_start_index if plan.cut.is_split_turn else plan.cut.first_kept_index
+    summarized = [path[i] for i in range(plan.cut.boundary_start, history_end)] + [
+        path[i] for i in range(plan.cut.turn_start_index, plan.cut.first_kept_index) if plan.cut.is_split_turn
+    ]
+    shown = {w.entry_id for w in before} if rules.whole_context else None
+    for entry in summarized:
+        if entry.id in serialize and (shown is None or entry.id in shown):
+            return _refusal(
+                job.profile.label,
+                entry.id,
+                serialize[entry.id],
+                lines,
+                "the messages it summarizes",
+                rules.serializer_outcome,
+            )
+    return None
+
+
+def _tail_failure(
+    job: Job,
+    path: list[AnyEntry],
+    before: list[WindowMessage],
+    plan: Plan,
+    rules: UnestimableRules,
+    estimate: Mapping[str, tuple[str, str]],
+    lines: Lines,
+) -> Failure | None:
+    """pi's: a throw in the context after its last usage or in the tail its cut walks, a NaN there
+    that leaves nothing to summarize."""
     label = job.profile.label
     throwing = {k: v for k, v in estimate.items() if estimate_throws(v[1])}
     found = _context_throw(job, before, throwing)
@@ -90,35 +138,97 @@ def estimate_failure(
             f"nothing to compact: {label}'s estimateTokens gives NaN on entry "
             f"{entry_id}{_at(lines, entry_id)} ({field}): {rules.nan_outcome}",
         )
-    if rules.serializer_outcome is None or job.safeguard_like:
-        return None
-    history_end = plan.cut.turn_start_index if plan.cut.is_split_turn else plan.cut.first_kept_index
-    summarized = [path[i] for i in range(plan.cut.boundary_start, history_end)] + [
-        path[i] for i in range(plan.cut.turn_start_index, plan.cut.first_kept_index) if plan.cut.is_split_turn
-    ]
-    for entry in summarized:
-        if entry.id in serialize:
-            return _refusal(
-                label, entry.id, serialize[entry.id], lines, "the messages it summarizes", rules.serializer_outcome
-            )
     return None
 
 
-def _failing_items(path: Sequence[AnyEntry]) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+def _whole_context_failure(
+    job: Job,
+    path: list[AnyEntry],
+    before: list[WindowMessage],
+    plan: Plan,
+    rules: UnestimableRules,
+    estimate: Mapping[str, tuple[str, str]],
+    lines: Lines,
+) -> Failure | None:
+    """OpenClaw's: a throw anywhere in the context; a NaN there whose cut (`plan`'s, found with
+    `agent_tokens`) leaves nothing to summarize where its count's would not. A message kept out of
+    the context (kept aside as the session loads, or excluded) is never estimated, nor is any when
+    the leaf alone refuses."""
+    if job.rules is None or agent_refusal(job, path):
+        return None
+    shown = [w.entry_id for w in before if w.entry_id is not None and w.entry_id in estimate]
+    for entry_id in shown:
+        if estimate_throws(estimate[entry_id][1]):
+            return _refusal(
+                job.profile.label,
+                entry_id,
+                estimate[entry_id],
+                lines,
+                "the context its prepareCompaction estimates whole (totalEstimatedTokens)",
+                rules.throw_outcome,
+            )
+    if not shown or not getattr(plan.cut, "refused", None) or getattr(job.cut(path, plan.keep_recent), "refused", None):
+        return None  # the NaN did not make the cut refuse: its own refusal stands
+    field, _ = estimate[shown[0]]
+    return Failure(
+        rules.nan_failure,
+        f"nothing to compact: {job.profile.label}'s estimateTokens gives NaN on entry "
+        f"{shown[0]}{_at(lines, shown[0])} ({field}): {rules.nan_outcome}",
+    )
+
+
+def agent_tokens(job: Job, path: list[AnyEntry], before: list[WindowMessage]) -> Callable[[Any], float] | None:
+    """The estimate the agent cuts with where its own estimate gives NaN on a message of the context
+    and its `prepareCompaction` estimates the whole context (`UnestimableRules.whole_context`):
+    NaN for those messages, `job.tokens` for the others; None when no such message is there (or
+    the agent's cut is not found through its own rules), so replaylab's count stands."""
+    rules = job.profile.unestimable
+    if rules is None or not rules.whole_context or job.rules is None:
+        return None
+    estimate, _ = _failing_items(path, rules)
+    shown = {w.entry_id for w in before if w.entry_id in estimate and not estimate_throws(estimate[w.entry_id][1])}
+    if not shown:
+        return None
+    # the cut reads the messages its rules project from the entries, which hold the entries' contents
+    contents = {identity(_content(entry)) for entry in path if entry.id in shown}
+
+    def tokens(message: Any) -> float:
+        return math.nan if identity(getattr(message, "content", None)) in contents else job.tokens(message)
+
+    return tokens
+
+
+def _content(entry: AnyEntry) -> Any:
+    if isinstance(entry, MessageEntry):
+        return getattr(entry.message, "content", None)
+    return getattr(entry, "content", None)
+
+
+def _failing_items(
+    path: Sequence[AnyEntry], rules: UnestimableRules
+) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
     """By entry id: the item the agent's estimate fails on, and the item its summarizer cannot
     serialize (only an entry with an item no block model reads, a tool result's object content or a
     call without arguments can hold one)."""
+    estimate_item, serialize_item = _ITEMS[rules.items]
     estimate: dict[str, tuple[str, str]] = {}
     serialize: dict[str, tuple[str, str]] = {}
     for entry in path:
         if not _suspect(entry):
             continue
         obj = dump_entry(entry)
-        if (found := unestimable_item(obj)) is not None:
+        if (found := estimate_item(obj)) is not None:
             estimate[entry.id] = found
-        if (found := unserializable_item(obj)) is not None:
+        if (found := serialize_item(obj)) is not None:
             serialize[entry.id] = found
     return estimate, serialize
+
+
+#: whose estimate and summarizer read an entry's items (`UnestimableRules.items`)
+_ITEMS: dict[str, tuple[Callable[[dict[str, Any]], tuple[str, str] | None], ...]] = {
+    "pi": (unestimable_item, unserializable_item),
+    "openclaw": (openclaw_unestimable_item, openclaw_unserializable_item),
+}
 
 
 def _suspect(entry: AnyEntry) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -96,12 +96,13 @@ class Job:
         """The item's agent profile (pi 0.73.1's without rules, or rules no profile names)."""
         return (profiles().get(self.rules.name) if self.rules is not None else None) or default_profile()
 
-    def cut(self, path: list[AnyEntry], keep_recent: int) -> Cut:
+    def cut(self, path: list[AnyEntry], keep_recent: int, tokens: Callable[[Any], float] | None = None) -> Cut:
         """Where the agent cuts a compaction of `path` keeping about `keep_recent` tokens (its
-        `refused`, when set, says why the agent would not compact it at all)."""
+        `refused`, when set, says why the agent would not compact it at all). `tokens`: the
+        message estimate the item's rules cut with, when not `tokens` (`estimate_failure.agent_tokens`)."""
         if self.rules is None:
             return compute_cut_point(path, keep_recent, self.params.boundary_rule, self.entry_tokens)
-        return self.rules.cut(path, keep_recent, self.params.boundary_rule, self.entry_tokens, self.tokens)
+        return self.rules.cut(path, keep_recent, self.params.boundary_rule, self.entry_tokens, tokens or self.tokens)  # type: ignore[arg-type]
 
     def context_tokens(self, messages: list[Any]) -> int:
         """The agent's `tokensBefore` of a context (its recorded usage and estimates after it)."""

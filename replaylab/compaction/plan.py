@@ -18,6 +18,7 @@ budget (`protected_too_large`); a tail that does not fit shrinks (`smaller_tail`
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,12 +73,18 @@ def initial_keep_recent(job: Job) -> int:
 
 
 def plan_compaction(
-    job: Job, path: list[AnyEntry], before: list[WindowMessage], keep_recent: int, calls: PathCalls
+    job: Job,
+    path: list[AnyEntry],
+    before: list[WindowMessage],
+    keep_recent: int,
+    calls: PathCalls,
+    tokens: Callable[[Any], float] | None = None,
 ) -> Plan:
     """The plan for a tail of `keep_recent` tokens at the agent's cut; in safeguard and manual mode
     with the protected entries of the summarized span (and then the kept tail) to restate.
-    `calls`: `path_calls(path)`, made once for every refit of the tail."""
-    cut = job.cut(path, keep_recent)
+    `calls`: `path_calls(path)`, made once for every refit of the tail; `tokens`: the estimate the
+    agent's cut is found with, when not the item's (`Job.cut`)."""
+    cut = job.cut(path, keep_recent, tokens)
     # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
     span_end = len(path) if job.mode == "manual" else cut.first_kept_index
     # everything the window shows from before the cut is at stake, also a previous kept tail that

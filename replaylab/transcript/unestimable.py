@@ -11,6 +11,9 @@ serializes one it cannot (`unserializable_item`): `compaction.estimate_failure` 
 compaction as the agent fails. replaylab counts what it can read (such an item adds nothing), so its
 figures go on where pi's stop; the warning says so.
 
+OpenClaw 2026.9.6 estimates with its own `estimateTokens`, which guards more and fails on less
+(`openclaw_unestimable_item`, `openclaw_unserializable_item`); the parse's warning stays pi's.
+
 Only an entry whose content failed validation can hold such an item (`opaque_content`), so only
 those are looked at: a well-formed session never comes here.
 """
@@ -22,7 +25,7 @@ from typing import Any
 
 from replaylab.diagnostics import Diagnostic
 from replaylab.transcript.diagnose import diagnostic
-from replaylab.transcript.javascript import js_truthy
+from replaylab.transcript.javascript import js_string, js_truthy
 
 #: the message roles pi's estimate reads content items of, and the fields each item type needs there
 _ASSISTANT_FIELDS = {"text": "text", "thinking": "thinking", "toolCall": "name"}
@@ -44,13 +47,12 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
     """The field of the first content item of entry `obj` pi's estimate fails on, and how; None
     when pi counts every item."""
     read = _message_content(obj)
-    if read is None:
+    if read is not None and read[0] == "toolResult" and isinstance(read[1], dict):
+        return read[2], "content is a JSON object, not a list: iterating it (`for … of`) throws"
+    listed = _estimated_list(read)
+    if listed is None:
         return None
-    role, content, where = read
-    if role == "toolResult" and isinstance(content, dict):
-        return where, "content is a JSON object, not a list: iterating it (`for … of`) throws"
-    if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
-        return None
+    role, content, where = listed
     for position, item in enumerate(content):
         field = f"{where}.{position}"
         if item is None:
@@ -68,6 +70,17 @@ def unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
         elif kind == "text" and js_truthy(item.get("text")) and not _has_length(item.get("text")):
             return f"{field}.text", "content item has a text without a length: `text.length` gives NaN"
     return None
+
+
+def _estimated_list(read: tuple[Any, Any, str] | None) -> tuple[Any, list[Any], str] | None:
+    """`_message_content`'s answer when its content is a list whose items the estimates read
+    (an assistant's, or a user, tool result or custom message's)."""
+    if read is None:
+        return None
+    role, content, where = read
+    if not isinstance(content, list) or (role != "assistant" and role not in _CONTENT_ROLES):
+        return None
+    return role, content, where
 
 
 def argumentless_call(obj: dict[str, Any]) -> bool:
@@ -104,6 +117,54 @@ def unserializable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
         if role == "assistant" and isinstance(item, dict) and item.get("type") == "toolCall":
             if item.get("arguments") is None:
                 return f"{where}.{position}.arguments", "call has no arguments: `Object.entries(arguments)` throws"
+    return None
+
+
+def openclaw_unestimable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """The field of the first content item of entry `obj` OpenClaw 2026.9.6's own `estimateTokens`
+    (compaction-CAzwgOuQ.mjs) fails on, and how; None when it counts every item. It guards a call's
+    arguments (`stringifyCompactionValue`) and joins the texts of other content whatever their type
+    (`getCompactionContent`), but reads `type` of every item of a content list and passes an
+    assistant's text, thinking and call name to `estimateStringChars` (cjk-chars-6ld30jSx.mjs),
+    which reads `.length` of what has no CJK and calls `.search` on what has some."""
+    listed = _estimated_list(_message_content(obj))
+    if listed is None:
+        return None
+    role, content, where = listed
+    for position, item in enumerate(content):
+        field = f"{where}.{position}"
+        if item is None:
+            return field, "content item is null: reading its `type` throws"
+        if role != "assistant" or not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        key = _ASSISTANT_FIELDS.get(kind) if isinstance(kind, str) else None
+        if key is None or isinstance(item.get(key), str):
+            continue
+        value = item.get(key)
+        if value is None:
+            return f"{field}.{key}", f"content item has no {key}: `estimateStringChars` reads its length and throws"
+        if not isinstance(value, list):
+            return f"{field}.{key}", f"content item has a {key} without a length: `estimateStringChars` gives NaN"
+        if not js_string(value).isascii():
+            return (
+                f"{field}.{key}",
+                f"content item has a {key} that is a list: `estimateStringChars` calls `.search` and throws",
+            )
+    return None
+
+
+def openclaw_unserializable_item(obj: dict[str, Any]) -> tuple[str, str] | None:
+    """The call of entry `obj` OpenClaw 2026.9.6's summarizer cannot serialize
+    (compaction-CAzwgOuQ.mjs `serializeConversation`: `Object.entries(block.arguments)` of an
+    assistant's call); None when it can. Every other item it cannot read its estimate throws on
+    first, over the whole context."""
+    read = _message_content(obj)
+    if read is None or read[0] != "assistant" or not isinstance(read[1], list):
+        return None
+    for position, item in enumerate(read[1]):
+        if isinstance(item, dict) and item.get("type") == "toolCall" and item.get("arguments") is None:
+            return f"{read[2]}.{position}.arguments", "call has no arguments: `Object.entries(arguments)` throws"
     return None
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from replaylab.upstream.openclaw_2026_9_6_file_ops import FILE_LISTS_ORDER, FILE_OPS
 from replaylab.upstream.openclaw_2026_9_6_real_conversation import REAL_CONVERSATION
+from replaylab.upstream.openclaw_2026_9_6_unestimable import UNESTIMABLE
 from replaylab.upstream.profiles import AgentProfile
 
 # --- session format (transcript-payload-qsg5dB6v.mjs, session-entry-codec) --------------------
 #: new sessions' header version; no code branches on it (3 and 4 are read alike)
 CURRENT_SESSION_VERSION = 4
-#: entries only OpenClaw writes (`SessionManager.appendResetBoundary`, its leaf controls): a
-#: session whose header no profile claims is OpenClaw's when it holds one
+#: entries only OpenClaw writes (`appendResetBoundary`, leaf controls): a session no header claims is its if it has one
 RESET_ENTRY_TYPE = "reset"
 LEAF_ENTRY_TYPE = "leaf"
 #: the custom entry OpenClaw writes with the model of a turn (builtin-openclaw chunk,
@@ -49,6 +49,7 @@ PROFILE = AgentProfile(
     file_lists_order=FILE_LISTS_ORDER,  # the same chunk's `computeFileLists`
     real_conversation=REAL_CONVERSATION,  # builtin-openclaw-q1hiFm14.mjs `containsRealConversation`
     refuses_after_compaction_leaf=True,  # compaction-CAzwgOuQ.mjs `prepareCompaction`: a hook's compaction leaf
+    unestimable=UNESTIMABLE,  # its own estimate and summarizer where they fail on a message
 )
 
 # --- session entries (session-entry-codec) ----------------------------------------------------
@@ -56,8 +57,7 @@ PROFILE = AgentProfile(
 RESET_REASONS = frozenset({"new", "reset", "idle", "daily", "cron-stale"})
 
 # --- context rebuild (session-D9cHHQGH.mjs, packages/agent-core/src/harness/session/session.ts) --
-#: `@openclaw/ai` `isCompactionReplayCheckpoint`: provider replay state a retained assistant
-#: message loses when rebuilt (`stripCompactionReplayCheckpoint`)
+#: provider replay state a retained assistant loses when rebuilt (`@openclaw/ai` `stripCompactionReplayCheckpoint`)
 COMPACTION_REPLAY_CHECKPOINT_TYPES = frozenset(
     {"anthropic-compaction", "openai-responses-compaction", "openai-responses-retained-compaction"}
 )

@@ -152,6 +152,14 @@ class UnestimableRules:
     serializer_outcome: str | None = None
     #: what else throws on a message of the context after its last usage, before any compaction
     context_check_outcome: str | None = None
+    #: whose estimate and summarizer read the items (`transcript.unestimable`): pi's, or OpenClaw's
+    #: own, which guards more
+    items: Literal["pi", "openclaw"] = "pi"
+    #: whether `prepareCompaction` also estimates every message of the context
+    #: (`totalEstimatedTokens`): a throw anywhere in it throws, and a NaN there leaves the tail
+    #: budget unscaled, so its cut is found with the NaN (the agent's own cut rules) and not walked
+    #: through `cut_walk_types`
+    whole_context: bool = False
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,11 @@ def _known(name: str, path: Path, tally: Tally) -> str | None:
     if name.startswith("pi@") and any(isinstance(e, UnreadableEntry) for e in load_transcript(path).entries):
         # pi holds an entry no model of replaylab reads as written (its load's diagnostic says so)
         return "pi holds an entry replaylab cannot read"
-    if tally.counts["agent estimate errors"] or tally.counts["agent compaction errors"]:
+    # OpenClaw's refusals where its own estimate throws or is NaN are replaylab's too (its profile's
+    # `unestimable` rules): only pi's cuts still differ there
+    if name.startswith("pi@") and (tally.counts["agent estimate errors"] or tally.counts["agent compaction errors"]):
         return "the agent's estimate throws on a field of another type, and its compaction with it"
-    if tally.counts["agent estimates not a number"]:
+    if name.startswith("pi@") and tally.counts["agent estimates not a number"]:
         return "the agent's estimate is NaN (a `.length` of a field of another type), its cut with it"
     messages = [line["message"] for line in _lines(path) if isinstance(line.get("message"), dict)]
     if name.startswith("openclaw@") and any("content" in m and m["content"] is None for m in messages):

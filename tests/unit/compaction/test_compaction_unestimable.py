@@ -7,7 +7,7 @@ NaN there keeps the sum below the tail, so the cut falls on the first valid cut 
 summarized (0.73.1 compacts nothing, 1.6.0 returns nothing); its default summarizer throws on an item
 it cannot serialize among what it summarizes. Before, replaylab only warned (`pi-unestimable`) and
 compacted with its own count. tests/oracles/test_unestimable_conformance.py checks the cut against
-the agents' own `prepareCompaction`."""
+the agents' own `prepareCompaction`; OpenClaw 2026.9.6's own estimate: test_compaction_unestimable_openclaw.py."""
 
 from __future__ import annotations
 
@@ -116,11 +116,6 @@ def test_an_item_only_the_estimate_fails_on_outside_the_walked_tail_compacts(tmp
     """pi estimates only the context after its last usage and the tail it walks; its summarizer
     reads a text it cannot count."""
     assert _compact(tmp_path, agent, _session(item, "old")).success
-
-
-def test_a_profile_without_the_rules_compacts_as_before(tmp_path):
-    """OpenClaw 2026.9.6 has an estimate of its own (not modelled here): replaylab's count stands."""
-    assert _compact(tmp_path, "openclaw@2026.9.6", _session(NULL_ITEM, "after-usage")).success
 
 
 @pytest.mark.parametrize(
