@@ -25,6 +25,7 @@ WARNING_CODES = frozenset(
         "bad-version",
         "first-kept-itself",
         "null-content",
+        "parent-not-string",
         "opaque-content",
         "pi-unestimable",
         "header-field-type",
@@ -61,9 +62,9 @@ def validation_diagnostics(
     object (`outcome`); `tagged`: the object was validated through the entry union, whose tag
     pydantic puts first in each location."""
     errors = exc.errors()
-    # `content: str | list[...]` reports one error per union member; the `str` one is noise
-    # when the other member got further
-    real = [e for e in errors if "str" not in e["loc"]] or errors
+    # `content: str | list[...]` reports one error per union member; the `str` one, and the
+    # instance check of an `ObjectContent` (never made from JSON), are noise when another got further
+    real = [e for e in errors if "str" not in e["loc"] and e["type"] != "is_instance_of"] or errors
     out = []
     for err in real[:3]:
         out.append(

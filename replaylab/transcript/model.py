@@ -21,6 +21,7 @@ from pydantic.alias_generators import to_camel
 
 from replaylab.json_dump import compact_json
 from replaylab.transcript.object_content import ObjectContent
+from replaylab.transcript.unlinked_parent import WRITTEN_PARENT
 
 
 class Model(BaseModel):
@@ -148,7 +149,7 @@ ContentBlock = Annotated[
 
 class UserMessage(Model):
     role: Literal["user"] = "user"
-    content: str | list[ContentBlock]
+    content: ObjectContent | str | list[ContentBlock] = Field(union_mode="left_to_right")  # as the assistant's
     #: pi's number, when the message was made: kept whatever it holds; a numeric one orders a typed
     #: input against the results it follows (`replay.turns.continues_run`)
     timestamp: Any = None
@@ -156,7 +157,8 @@ class UserMessage(Model):
 
 class AssistantMessage(Model):
     role: Literal["assistant"] = "assistant"
-    content: list[ContentBlock] = Field(default_factory=list)
+    #: an `ObjectContent` only from the load (a content written as a string or null), as a tool result's
+    content: ObjectContent | list[ContentBlock] = Field(default_factory=list, union_mode="left_to_right")
     #: any JSON, as written (no agent checks them; OpenClaw compares `api === "cli"`)
     api: Any = None
     provider: Any = None
@@ -179,7 +181,7 @@ class ToolResultMessage(Model):
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
     tool_name: str | None = None
-    #: an `ObjectContent` only from `opaque_content` (a content written as one object); tried first,
+    #: an `ObjectContent` only from the load (a content written as one object or null); tried first,
     #: in order: an instance check, which fails at once for what JSON gives
     content: ObjectContent | str | list[ContentBlock] = Field(default_factory=list, union_mode="left_to_right")
     details: Any = None
@@ -459,13 +461,14 @@ def dump_entry(entry: BaseModel) -> dict[str, Any]:
     try:
         data = entry.model_dump(mode="json", by_alias=True, exclude_unset=True, warnings=False)
     except ValueError:
-        # nested deeper than pydantic serializes to JSON (a transcript line may nest deeper): what
-        # was read from JSON holds JSON's types only, which the Python dump gives as they are
+        # nested deeper than pydantic serializes to JSON: what was read from JSON holds JSON's types only
         data = entry.model_dump(by_alias=True, exclude_unset=True, warnings=False)
     message = entry.__dict__.get("message", entry)
     content = getattr(message, "__dict__", _NO_FIELDS).get("content")
-    if type(content) is ObjectContent:  # a tool result's content written as one object, as written
+    if type(content) is ObjectContent:  # a content written as an object, a string or null, as written
         (data if message is entry else data["message"])["content"] = content.written
+    if WRITTEN_PARENT in data:  # a parentId of another type, read as none (`unlinked_parent`)
+        data["parentId"] = data.pop(WRITTEN_PARENT)
     return data
 
 

@@ -28,6 +28,7 @@ from replaylab.transcript.model import (
     ENTRY_ADAPTER,
     AnyEntry,
     OpaqueBlock,
+    TextBlock,
     ToolCallBlock,
     UnreadableArguments,
 )
@@ -48,6 +49,8 @@ def opaque_content_patch(obj: dict[str, Any]) -> tuple[dict[str, Any], list[tupl
             return None
         if role == "toolResult" and isinstance(message.get("content"), dict):
             return _object_content(message)
+        if role == "assistant" and isinstance(message.get("content"), str):
+            return _string_content(message)
         content, notes = _opaque_items(message.get("content"), "message.content")
         return ({"message": {**message, "content": content}}, notes) if notes else None
     if obj.get("type") == "custom_message":
@@ -69,6 +72,19 @@ def _object_content(message: dict[str, Any]) -> tuple[dict[str, Any], list[tuple
     )
     if inner:
         why += f"; that item is {inner[0][1]}, no rule reads its text"
+    return {"message": {**message, "content": ObjectContent([block], written)}}, [("message.content", why)]
+
+
+def _string_content(message: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """An assistant's content written as a string, read as OpenClaw reads it: one text block
+    (`object_content.ObjectContent`)."""
+    written = message["content"]
+    why = (
+        "a string, not a list: read as one text block, as OpenClaw's JSONL reader reads an assistant's "
+        "string (normalizeLoadedFileEntry); pi keeps it as written, and its estimate counts none of it"
+    )
+    # `type` given: a block's default is left out of its dump, and OpenClaw's block holds it
+    block = TextBlock(type="text", text=written)
     return {"message": {**message, "content": ObjectContent([block], written)}}, [("message.content", why)]
 
 

@@ -57,6 +57,7 @@ from replaylab.transcript.opaque_content import opaque_content_patch, opaque_dia
 from replaylab.transcript.pairing import ASSISTANT_CALLS, Pairing, check_pairing, pairing_record
 from replaylab.transcript.skeleton import skeleton_validator
 from replaylab.transcript.unestimable import argumentless_call, unestimable_diagnostics
+from replaylab.transcript.unlinked_parent import unlinked_parent_note, unlinked_parent_patch
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
 
@@ -308,6 +309,18 @@ class _Pass:
             if relinked is not KEEP:  # re-applied on every later read
                 patch = {**(patch or {}), "parentId": relinked}
                 obj = {**obj, "parentId": relinked}
+            elif (unlinked := unlinked_parent_patch(obj)) is not None:  # read as pi reads it; re-applied too
+                diags.append(
+                    diagnostic(
+                        name,
+                        lineno,
+                        "parent-not-string",
+                        unlinked_parent_note(obj["parentId"]),
+                        entry_id=entry_id,
+                        field="parentId",
+                    )
+                )
+                patch, obj = {**(patch or {}), **unlinked}, {**obj, **unlinked}
             read_opaque = False
             try:
                 entry = validate(obj)

@@ -27,6 +27,7 @@ from replaylab.transcript.model import (
     ToolResultMessage,
     UserMessage,
 )
+from replaylab.transcript.object_content import written_as_string
 from replaylab.transcript.opaque_content import opaque_call
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, IMAGE_CHARS
 
@@ -37,6 +38,8 @@ def message_chars(message: Any) -> int:
             return utf16_length(message.content)
         return sum(utf16_length(b.text) for b in message.content if isinstance(b, TextBlock))  # user images: 0
     if isinstance(message, AssistantMessage):
+        if written_as_string(message.content):  # pi walks the string's characters: none has a type
+            return 0
         chars = 0
         for block in message.content:
             if isinstance(block, TextBlock):

@@ -46,13 +46,6 @@ def _known(name: str, path: Path, tally: Tally) -> str | None:
         return "the agent's estimate throws on a field of another type, and its compaction with it"
     if name.startswith("pi@") and tally.counts["agent estimates not a number"]:
         return "the agent's estimate is NaN (a `.length` of a field of another type), its cut with it"
-    messages = [line["message"] for line in _lines(path) if isinstance(line.get("message"), dict)]
-    if name.startswith("openclaw@") and any("content" in m and m["content"] is None for m in messages):
-        # replaylab reads a null content as [] for every profile; OpenClaw's schema keeps such an entry aside
-        return "OpenClaw keeps aside a message whose content is null"
-    if name.startswith("pi@") and any(type(line.get("parentId")) not in (str, type(None)) for line in _lines(path)):
-        # pi's getBranch ends at a parentId no entry has (a number included); replaylab skips the entry
-        return "pi starts its path at an entry whose parentId is no string"
     return None
 
 

@@ -61,7 +61,8 @@ from replaylab.transcript.model import (
     ThinkingLevelChangeEntry,
     ToolResultMessage,
 )
-from replaylab.transcript.object_content import ObjectContent
+from replaylab.transcript.object_content import ObjectContent, written_as_null
+from replaylab.transcript.unlinked_parent import written_parent
 from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_REPLAY_CHECKPOINT_TYPES, RESET_REASONS
 
 
@@ -83,9 +84,9 @@ def indexed(entry: AnyEntry) -> bool:
     not is kept opaque, on no path and in no context. Asked of every entry of every path walked,
     so it reads as little as it can: the fields set only when a field's value leaves it open
     (without pydantic's property), and a plain message entry (nearly every entry) first. The
-    schema's `parentId: string | null` holds for every entry replaylab reads: the model wants it
-    so, and the load skips an entry whose link it cannot read."""
-    if not entry.id:
+    schema's `parentId: string | null` fails only for an entry the load read as a root from a
+    parentId of another type (`transcript.unlinked_parent`)."""
+    if not entry.id or written_parent(entry):  # `parentId: string | null`: one of another type fails
         return False
     if type(entry.timestamp) is not str and "timestamp" in entry.__pydantic_fields_set__:
         return False  # `timestamp: string().optional()`: absent, or a string (not null, not a number)
@@ -119,15 +120,19 @@ def _readable_message(message: Any) -> bool:
         # `_readable_content` written out: asked of nearly every entry, which holds no opaque item
         content = message.content
         return "content" in fields and (
-            type(content) is str or OpaqueBlock not in map(type, content) or _readable_content(content)
+            type(content) is str
+            or (OpaqueBlock not in map(type, content) and not written_as_null(content))
+            or _readable_content(content)
         )
     if isinstance(message, ToolResultMessage):
         # `isError: boolean()`: an absent one fails it, though the model reads it as false
         readable = isinstance(message.tool_name, str) and "is_error" in fields and type(message.is_error) is bool
-        return readable and "content" in fields
+        return readable and "content" in fields and not written_as_null(message.content)
     if role == "custom":
-        readable = isinstance(getattr(message, "custom_type", None), str) and "content" in fields
-        return readable and _readable_content(message.content)
+        if "content" not in fields or not _readable_content(message.content):
+            return False
+        # `normalizePersistedLegacyHookMessage` gives an absent customType (not a null one) "hook"
+        return isinstance(message.custom_type, str) or "custom_type" not in fields
     if isinstance(message, BashExecutionMessage):
         return "output" in fields
     return False
@@ -137,6 +142,8 @@ def _readable_content(content: Any) -> bool:
     """`readableContentSchema`: a string, or objects each with a string `type` (a tool result's
     content is `array(unknown())`: any item). Only an opaque item (`transcript.opaque_content`)
     can fail it."""
+    if written_as_null(content):  # neither a string nor a list
+        return False
     if type(content) is str or OpaqueBlock not in map(type, content):  # nearly every message: no scan in Python
         return True
     return all(type(block) is not OpaqueBlock or block.typed for block in content)
@@ -150,10 +157,14 @@ def why_kept_aside(entry: AnyEntry) -> str:
     fields = entry.__pydantic_fields_set__
     if not entry.id:
         return "its id is empty"
+    if written_parent(entry):
+        return "its parentId is neither a string nor null"
     if type(entry.timestamp) is not str and "timestamp" in fields:
         return f"its timestamp is a JSON {json_type(entry.timestamp)}, not a string"
     if isinstance(entry, MessageEntry):
         role = getattr(entry.message, "role", "?")
+        if written_as_null(getattr(entry.message, "content", None)):
+            return f"its {role} message's content is null"
         if role != "toolResult" and not _readable_content(getattr(entry.message, "content", "")):
             return f"its {role} message's content holds an item that is no object with a string type"
         return f"its {role} message lacks a field OpenClaw reads, or holds one of another type"
@@ -271,9 +282,16 @@ def compaction_summary(entry: CompactionEntry) -> CompactionSummaryMessage:
     )
 
 
+#: the customType OpenClaw's file reader gives a `custom` message written without one
+#: (`normalizePersistedLegacyHookMessage`, transcript-payload-*.mjs: an older hook message's form)
+LEGACY_HOOK_CUSTOM_TYPE = "hook"
+
+
 def as_loaded(message: Any) -> Any:
     """The message as OpenClaw's JSONL reader holds it (`normalizeLoadedFileEntry`): a tool result
-    whose content is a string is one text block, one whose content is an object a list of it."""
+    or assistant message whose content is a string is one text block (an assistant's without its
+    compaction replay checkpoint), a tool result whose content is an object a list of it; a
+    `custom` message without a customType (`normalizePersistedLegacyHookMessage`) a hook's."""
     if isinstance(message, ToolResultMessage):
         content = message.content
         if isinstance(content, str):
@@ -281,6 +299,11 @@ def as_loaded(message: Any) -> Any:
             return message.model_copy(update={"content": [TextBlock(type="text", text=content)]})
         if type(content) is ObjectContent:  # its dump is the object as written: OpenClaw's is a list
             return message.model_copy(update={"content": list(content)})
+    elif isinstance(message, AssistantMessage) and type(message.content) is ObjectContent:
+        # a string content, read as one text block; the reader strips a replay checkpoint with it
+        return without_replay_checkpoint(message.model_copy(update={"content": list(message.content)}))
+    elif isinstance(message, CustomMessage) and "custom_type" not in message.__pydantic_fields_set__:
+        return message.model_copy(update={"custom_type": LEGACY_HOOK_CUSTOM_TYPE})
     return message
 
 

@@ -10,7 +10,7 @@ entry models.
   entry outside them does nothing). `replacement: null` removes the target's messages; a
   replacement swaps the content of a user / assistant / tool-result / custom message (a string
   becomes one text block for an assistant or tool result).
-* Per entry (`sessionEntryToContextMessages`): a message (its `content: null` read as `[]`, a
+* Per entry (`sessionEntryToContextMessages`): a message (its null or missing content read as `[]`, a
   system message's as `""`); a custom message with its `details` and the entry's time in epoch
   milliseconds (`content` absent: `[]`); a non-empty branch summary; the newest compaction yields
   its stored `systemMessage` (when it has one) and its summary. Older compactions inside the kept
@@ -41,6 +41,7 @@ from replaylab.transcript.model import (
     BLOCK_ADAPTER,
     MESSAGE_ADAPTER,
     AnyEntry,
+    AssistantMessage,
     BranchSummaryEntry,
     BranchSummaryMessage,
     CompactionEntry,
@@ -49,7 +50,10 @@ from replaylab.transcript.model import (
     CustomMessageEntry,
     MessageEntry,
     TextBlock,
+    ToolResultMessage,
+    UserMessage,
 )
+from replaylab.transcript.object_content import written_as_null
 from replaylab.upstream.pi_1_6_0 import (
     BLOCK_CONTENT_ROLES,
     CONTEXT_EDIT_TYPE,
@@ -99,6 +103,8 @@ def entry_messages(entry: AnyEntry) -> list[Any]:
         message = entry.message
         if role_of(message) == SYSTEM_ROLE and extra(message, "content") is None:
             return [_with_extra(message, content="")]
+        if _null_or_missing_content(message):  # `content == null`: a null the load remembers, or none
+            return [message.model_copy(update={"content": []})]
         return [message]
     if isinstance(entry, CustomMessageEntry):
         return [custom_message(entry)]
@@ -113,6 +119,13 @@ def entry_messages(entry: AnyEntry) -> list[Any]:
         system = extra(entry, "systemMessage")
         return [MESSAGE_ADAPTER.validate_python(system), summary] if system else [summary]
     return []
+
+
+def _null_or_missing_content(message: Any) -> bool:
+    """A user / assistant / tool-result message whose `content` was written null or not at all."""
+    if not isinstance(message, (AssistantMessage, ToolResultMessage, UserMessage)):
+        return False
+    return "content" not in message.__pydantic_fields_set__ or written_as_null(message.content)
 
 
 def custom_message(entry: CustomMessageEntry) -> CustomMessage:

@@ -34,6 +34,7 @@ from replaylab.transcript.model import (
     UnknownMessage,
     UserMessage,
 )
+from replaylab.transcript.object_content import written_as_string
 from replaylab.transcript.opaque_content import opaque_call
 from replaylab.upstream.pi_1_6_0 import CHARS_PER_TOKEN, CONTEXT_EDIT_TYPE, IMAGE_CHARS, SYSTEM_ROLE
 
@@ -73,6 +74,8 @@ def message_chars(message: Any) -> int:
     if isinstance(message, UserMessage):
         return content_chars(message.content)
     if isinstance(message, AssistantMessage):
+        if written_as_string(message.content):  # pi walks the string's characters: none has a type
+            return 0
         chars = 0
         for block in message.content:
             if isinstance(block, TextBlock):

@@ -239,3 +239,22 @@ def test_a_copy_continued_before_the_files_last_reset_holds_the_file_up_to_there
     odd = loads_transcript(b"".join(orjson.dumps(line) + b"\n" for line in aside))
     assert RULES.lines_to_copy(odd, "e5") is None and RULES.lines_to_copy(odd, "e2") == 3
     assert [e.id for e in odd.path_to("e7") if RULES.starts_afresh(e)] == ["e3"]
+
+
+def test_a_custom_message_without_a_custom_type_is_a_hook_message() -> None:
+    """OpenClaw's file reader gives a `custom` message written without a customType (not a null
+    one) the customType "hook" before its schema check (`normalizePersistedLegacyHookMessage`):
+    it stays in the context as a hook's message; a null customType is kept aside."""
+    from replaylab.oracles.compare import message_as_pi_holds_it
+
+    path = session(
+        message("user", "hi"),
+        message("custom", [{"type": "text", "text": "from a hook"}]),
+        message("custom", "noted", customType=None),
+        message("custom", [{"type": "text", "text": "again"}], customType="note"),
+    )
+    window = RULES.window(path)
+    assert [w.entry_id for w in window] == ["e1", "e2", "e4"]
+    assert message_as_pi_holds_it(window[1].message)["customType"] == "hook"
+    assert "customType" not in orjson.loads(orjson.dumps(path[1].message.model_dump(by_alias=True, exclude_unset=True)))
+    assert [entry.id for entry, _ in RULES.kept_aside(path)] == ["e3"]

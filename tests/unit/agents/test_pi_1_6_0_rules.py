@@ -173,3 +173,15 @@ def test_custom_messages_and_branch_summaries_count_toward_the_kept_tail() -> No
     )
     assert path[cut(RULES, path, 250).first_kept_index].id == "e4"
     assert path[cut(PI, path, 250).first_kept_index].id == "e2"  # 0.73.1 counts message entries only
+
+
+def test_a_message_without_content_is_sent_with_an_empty_one() -> None:
+    """`sessionEntryToContextMessages` tests `content == null`, which a missing content passes too:
+    pi 1.6.0 sends `[]` where pi 0.73.1 sends the message as written."""
+    from replaylab.oracles.compare import message_as_pi_holds_it
+
+    data = {"type": "message", "message": {"role": "assistant", "stopReason": "stop"}}
+    path = session(text("user"), data, text("user"))
+    held = [message_as_pi_holds_it(w.message) for w in RULES.window(path)]
+    assert held[1]["content"] == []
+    assert "content" not in message_as_pi_holds_it(PI.window(path)[1].message)

@@ -787,7 +787,7 @@ def test_an_openclaw_transcripts_own_problems_name_its_file_and_line(tmp_path: P
 def test_a_pi_entry_the_loader_cannot_read_is_written_back_as_the_source_holds_it(tmp_path: Path) -> None:
     """Not as the stand-in the loader reads (its id and link alone, not even a `type`): what it
     holds is kept, and the imported file says what is wrong with it as the source did."""
-    answer = {"type": "message", "id": "a1", "parentId": "q1", "timestamp": "2026-07-20T14:02:00Z", "message": {"role": "assistant", "content": "# A long answer as one string"}}  # fmt: skip
+    answer = {"type": "message", "id": "a1", "parentId": "q1", "timestamp": "2026-07-20T14:02:00Z", "message": {"role": "assistant", "content": 42}}  # fmt: skip
     lines = [
         {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-07-20T14:00:00Z", "cwd": "/tmp"},
         {

@@ -139,3 +139,41 @@ def test_safeguard_keeps_the_only_write_when_it_is_such_a_call(tmp_path) -> None
     recorded = {e.id: dump_entry(e.message) for e in loads_transcript(path.read_bytes()).leaf_path()}
     shown = {w.get("restates") or w["entryId"]: w["message"] for w in done.compacted_window[1:]}
     assert shown[entry] == recorded[entry] and shown[result] == recorded[result]
+
+
+def test_an_assistants_string_content_is_one_text_block_as_openclaw_reads_it() -> None:
+    """OpenClaw's reader makes an assistant's string content one text block and strips its
+    compaction replay checkpoint (`normalizeLoadedFileEntry`); pi keeps the string, whose
+    characters its estimate walks and counts none of. Before: an unreadable entry, out of
+    OpenClaw's window."""
+    from replaylab.oracles.compare import message_as_pi_holds_it
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    replay = {"type": "anthropic-compaction", "x": 1}
+    data = linear_jsonl(
+        header,
+        message("user", "hi"),
+        message("assistant", "twelve chars", stopReason="stop", providerReplay=replay),
+        message("user", "again"),
+    )
+    for lazy in (False, True):
+        transcript = loads_transcript(data, lazy=lazy)
+        found = [(d.code, d.severity, d.entry_id, d.field) for d in transcript.diagnostics]
+        assert found == [("opaque-content", "warning", "e2", "message.content")], lazy
+        assert "normalizeLoadedFileEntry" in transcript.diagnostics[0].message
+        entry = transcript.leaf_path()[1]
+        assert type(entry.message.content) is ObjectContent
+        assert dump_entry(entry) == orjson.loads(data.splitlines()[2])  # written back as written
+        assert dump_entry(read_entry(dump_entry(entry))) == dump_entry(entry)
+    path = loads_transcript(data).leaf_path()
+    openclaw = rules_of("openclaw@2026.9.6")
+    window = openclaw.window(path)
+    assert [w.entry_id for w in window] == ["e1", "e2", "e3"]
+    held = message_as_pi_holds_it(window[1].message)
+    assert held["content"] == [{"type": "text", "text": "twelve chars"}] and "providerReplay" not in held
+    assert openclaw.tokens(window[1].message) == 3
+    for name in ("pi@0.73.1", "pi@1.6.0"):
+        rules = rules_of(name)
+        mine = rules.window(path)[1].message
+        assert message_as_pi_holds_it(mine)["content"] == "twelve chars", name
+        assert rules.tokens(mine) == 0, name
