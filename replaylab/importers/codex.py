@@ -1,5 +1,13 @@
 """OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) → v3 sessions.
 
+Older layouts are read too: an early codex-rs rollout (its session meta as the first line, then
+bare response items and `{record_type: state}` lines) and the TypeScript Codex CLI's
+`~/.codex/sessions/rollout-*.json` (one `{session, items}` document). `codex_layouts` tells the
+layout and restates each of their records as the line below, so the items are read here alike
+(a `local_shell_call_output` answers its call as a `function_call_output` does; errors name a
+field as the file has it: `payload.<field>`, `<field>` or `items[N].<field>`). In a folder, a
+`rollout-*.json` of the same session id as a JSONL rollout is that session, imported once.
+
 The format, as Codex writes and reads it (openai/codex 001cb8e2, `codex-rs/protocol/src/protocol.rs`
 `RolloutItem`, `#[serde(tag = "type", content = "payload")]`, each line a `RolloutLine` with its
 `timestamp`; `codex-rs/protocol/src/models.rs` `ResponseItem`):
@@ -45,13 +53,22 @@ from pathlib import Path
 from typing import Any
 
 from replaylab.diagnostics import Diagnostic
+from replaylab.importers.codex_layouts import (
+    CLI_JSON,
+    CURRENT,
+    EARLY,
+    Row,
+    cli_rows,
+    current_rows,
+    early_rows,
+    layout_of,
+)
 from replaylab.importers.common import (
     ImportedSession,
     SessionBuilder,
     bad_input,
     each_source,
     find_tool_classes,
-    jsonl_rows,
     parse_arguments,
     provider_for_model,
     safe_name,
@@ -64,7 +81,14 @@ CUSTOM_PREFIX = "codex:"
 CODEX_CLASSES = {"apply_patch": "write"}
 #: response items that are part of a model answer (one assistant message)
 _ANSWER_ITEMS = frozenset({"reasoning", "function_call", "custom_tool_call", "local_shell_call"})
-_OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+#: (the TypeScript CLI answers a `local_shell_call` with a `local_shell_call_output`)
+_OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+#: records that are no model item: an open answer goes on past them
+_ASIDES = frozenset({"turn_context", "event_msg", "session_meta"})
+#: and early codex-rs's state lines, in that layout only (a current rollout has no `state` record)
+_EARLY_ASIDES = _ASIDES | {"state"}
+#: the session id a rollout file's name ends with
+_SESSION_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.IGNORECASE)
 _SYSTEM_ROLES = frozenset({"developer", "system"})
 #: Codex's tools that run a process (or a patch) and write its exit code into their output
 EXEC_TOOLS = frozenset(
@@ -84,60 +108,52 @@ def import_codex(
 ) -> Iterator[ImportedSession]:
     if src.is_dir():
         files = sorted(src.rglob("rollout-*.jsonl")) or sorted(src.rglob("*.jsonl"))
+        # the TypeScript CLI's sessions; one of the same session id as a JSONL rollout is that session
+        rollout_ids = {_session_id_of(path) for path in files} - {None}
+        files += [p for p in sorted(src.rglob("rollout-*.json")) if _session_id_of(p) not in rollout_ids]
         if not files:
-            raise bad_input(src, "holds no Codex rollout (rollout-*.jsonl)")
+            raise bad_input(src, "holds no Codex rollout (rollout-*.jsonl, or the TypeScript CLI's rollout-*.json)")
     else:
         files = [src]
     yield from each_source(files, lambda path: [import_codex_file(path, tool_classes_path)], problems)
 
 
+def _session_id_of(path: Path) -> str | None:
+    match = _SESSION_ID.search(path.stem)
+    return match.group(0).lower() if match else None
+
+
 def import_codex_file(path: Path, tool_classes_path: Path | None = None) -> ImportedSession:
-    rows, unparsed = jsonl_rows(path)
-    last_line = max([n for n, _ in rows] + [n for n, _ in unparsed], default=0)
-    for lineno, error in unparsed:
-        if lineno != last_line:
-            raise error
-    if not rows:
-        raise bad_input(path, "holds no rollout line; expected Codex's {timestamp, type, payload} lines", line=1)
-    for lineno, record in rows:
-        if not isinstance(record, dict):
-            raise bad_input(
-                path,
-                f"line is a {type(record).__name__}; expected a rollout line object",
-                line=lineno,
-                field_name="type",
-            )
-        if not isinstance(record.get("type"), str):
-            raise bad_input(
-                path, "line has no string 'type'; expected a Codex rollout line", line=lineno, field_name="type"
-            )
-        if not isinstance(record.get("payload"), dict):
-            raise bad_input(
-                path,
-                f"{record['type']} line has no 'payload' object; expected {{timestamp, type, payload}}",
-                line=lineno,
-                field_name="payload",
-            )
-    meta: dict[str, Any] = next((r["payload"] for _, r in rows if r["type"] == "session_meta"), {})
+    layout = layout_of(path)
+    if layout == EARLY:
+        rows, cut_off = early_rows(path)
+    elif layout == CLI_JSON:
+        rows, cut_off = cli_rows(path), None
+    else:
+        rows, cut_off = current_rows(path)
+    meta: dict[str, Any] = next((r["payload"] for _, r, _ in rows if r["type"] == "session_meta"), {})
     classes, _ = find_tool_classes(path, tool_classes_path)
     name = safe_name(path.stem)
+    source = {"kind": "codex", "file": str(path)} | ({"layout": layout} if layout != CURRENT else {})
     builder = SessionBuilder(
         name,
         session_id=str(meta.get("id") or name),
-        source={"kind": "codex", "file": str(path)},
+        source=source,
         cwd=str(meta.get("cwd") or ""),
         timestamp=meta.get("timestamp"),
         tool_classes={**CODEX_CLASSES, **classes},
     )
-    _Rollout(builder, path, str(meta.get("model_provider") or "") or None).add(rows)
-    if unparsed:
-        builder.notes.append(f"{name}: line {last_line} does not parse (a write cut off?); skipped")
+    provider = str(meta.get("model_provider") or "") or None
+    _Rollout(builder, path, provider, _EARLY_ASIDES if layout == EARLY else _ASIDES).add(rows)
+    if cut_off is not None:
+        builder.notes.append(f"{name}: line {cut_off} does not parse (a write cut off?); skipped")
     return builder.finish()
 
 
 class _Rollout:
-    def __init__(self, builder: SessionBuilder, path: Path, provider: str | None):
+    def __init__(self, builder: SessionBuilder, path: Path, provider: str | None, asides: frozenset[str]):
         self.b = builder
+        self.asides = asides
         self.path = path
         self.provider = provider
         self.model: str | None = None
@@ -145,9 +161,11 @@ class _Rollout:
         self.answer_at: tuple[int, Any] = (0, None)  # its first line and timestamp
         self.compactions = 0
         self.held: list[tuple[str, dict[str, Any], int, Any]] = []  # records read while an answer was open
+        self.prefix = "payload."  # what errors name the fields of the record being read by
 
-    def add(self, rows: list[tuple[int, dict[str, Any]]]) -> None:
-        for lineno, record in rows:
+    def add(self, rows: list[Row]) -> None:
+        for lineno, record, prefix in rows:
+            self.prefix = prefix
             kind, payload, timestamp = record["type"], record["payload"], record.get("timestamp")
             item = payload.get("type") if kind == "response_item" else None
             if kind == "response_item" and (
@@ -157,7 +175,7 @@ class _Rollout:
                     self.answer_at = (lineno, timestamp)
                 self.answer.extend(self._answer_blocks(payload, lineno))
                 continue
-            if kind in ("turn_context", "event_msg", "session_meta"):
+            if kind in self.asides:
                 if self.answer:  # no model item: the answer goes on past it, and it is written after the answer
                     self.held.append((kind, payload, lineno, timestamp))
                 else:
@@ -196,7 +214,7 @@ class _Rollout:
     def _answer_blocks(self, payload: dict[str, Any], lineno: int) -> list[dict[str, Any]]:
         item = payload["type"]
         if item == "message":
-            return [{"type": "text", "text": _text(payload.get("content"), self.path, lineno)}]
+            return [{"type": "text", "text": _text(payload.get("content"), self.path, lineno, self.prefix)}]
         if item == "reasoning":
             parts = [p for key in ("summary", "content") for p in payload.get(key) or [] if isinstance(p, dict)]
             text = "\n".join(str(p.get("text", "")) for p in parts if isinstance(p.get("text"), str))
@@ -212,7 +230,7 @@ class _Rollout:
                 self.path,
                 f"{item} has no string 'call_id'; expected the id its output answers",
                 line=lineno,
-                field_name="payload.call_id",
+                field_name=self.prefix + "call_id",
             )
         if item == "function_call":
             name = payload.get("name")
@@ -228,11 +246,11 @@ class _Rollout:
                     self.path,
                     "local_shell_call has no 'action' object; expected {type: exec, command: [...]}",
                     line=lineno,
-                    field_name="payload.action",
+                    field_name=self.prefix + "action",
                 )
             name, arguments = "local_shell", dict(action)
         if not isinstance(name, str) or not name:
-            raise bad_input(self.path, f"{item} has no string 'name'", line=lineno, field_name="payload.name")
+            raise bad_input(self.path, f"{item} has no string 'name'", line=lineno, field_name=self.prefix + "name")
         return [{"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}]
 
     def _flush(self) -> None:
@@ -256,9 +274,9 @@ class _Rollout:
         item, source_id = payload.get("type"), f"line:{lineno}"
         if item == "message":
             role = payload.get("role")
-            text = _text(payload.get("content"), self.path, lineno)
+            text = _text(payload.get("content"), self.path, lineno, self.prefix)
             if role == "user":
-                content = _user_content(payload.get("content"), self.path, lineno)
+                content = _user_content(payload.get("content"), self.path, lineno, self.prefix)
                 self.b.message({"role": "user", "content": content}, source_id=source_id, timestamp=timestamp)
             elif role in _SYSTEM_ROLES:
                 extra = {"role": role} if role != "system" else None
@@ -268,12 +286,14 @@ class _Rollout:
                     self.path,
                     f"message has role {role!r}; expected user, assistant, developer or system",
                     line=lineno,
-                    field_name="payload.role",
+                    field_name=self.prefix + "role",
                 )
         elif item in _OUTPUT_ITEMS:
             call_id = payload.get("call_id")
             if not isinstance(call_id, str) or not call_id:
-                raise bad_input(self.path, f"{item} has no string 'call_id'", line=lineno, field_name="payload.call_id")
+                raise bad_input(
+                    self.path, f"{item} has no string 'call_id'", line=lineno, field_name=self.prefix + "call_id"
+                )
             text, is_error = _output(payload.get("output"))
             if not is_error and self.b.pending_call_name(call_id) in EXEC_TOOLS:
                 code = exit_code(text)
@@ -287,24 +307,25 @@ class _Rollout:
         self.b.custom(CUSTOM_PREFIX + "compacted", payload, source_id=f"line:{lineno}", timestamp=timestamp)
 
 
-def _parts(content: Any, path: Path, lineno: int) -> list[dict[str, Any]]:
+def _parts(content: Any, path: Path, lineno: int, prefix: str) -> list[dict[str, Any]]:
     if not isinstance(content, list) or not all(isinstance(p, dict) for p in content):
         raise bad_input(
             path,
             f"message content is {type(content).__name__}; expected a list of content items",
             line=lineno,
-            field_name="payload.content",
+            field_name=prefix + "content",
         )
     return content
 
 
-def _text(content: Any, path: Path, lineno: int) -> str:
-    return "\n".join(str(p.get("text", "")) for p in _parts(content, path, lineno) if isinstance(p.get("text"), str))
+def _text(content: Any, path: Path, lineno: int, prefix: str) -> str:
+    parts = _parts(content, path, lineno, prefix)
+    return "\n".join(str(p.get("text", "")) for p in parts if isinstance(p.get("text"), str))
 
 
-def _user_content(content: Any, path: Path, lineno: int) -> list[dict[str, Any]]:
+def _user_content(content: Any, path: Path, lineno: int, prefix: str) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
-    for part in _parts(content, path, lineno):
+    for part in _parts(content, path, lineno, prefix):
         url = part.get("image_url")
         if part.get("type") == "input_image" and isinstance(url, str):
             if url.startswith("data:") and ";base64," in url:

@@ -1,8 +1,8 @@
 """Recordings in another tool's format, recognised from the first bytes of the file.
 
-A Claude Code session log, a Codex rollout, an OpenHands trajectory or a τ-bench / τ²-bench
-results file read as a pi transcript yields no entries (or a diagnostic per line) and so looks
-like a harmless, replay-safe session. Callers
+A Claude Code session log, a Codex rollout (of any of its layouts), an OpenHands trajectory or a
+τ-bench / τ²-bench results file read as a pi transcript yields no entries (or a diagnostic per
+line) and so looks like a harmless, replay-safe session. Callers
 ask `detect_foreign` first and point the user at `replaylab import` instead. Only the head of
 the file is read, so the check costs the same on a 1 KB file and a 1 GB one.
 
@@ -40,6 +40,11 @@ _TAU_RECORD = re.compile(r'"task_id"\s*:')
 _TAU_FIELDS = re.compile(r'"(?:traj|trial|reward)"\s*:')
 #: Codex's rollout lines (`RolloutItem`, `{timestamp, type, payload}`)
 CODEX_TYPES = frozenset({"session_meta", "response_item", "compacted", "turn_context", "event_msg"})
+#: the first line of an early codex-rs rollout: its session meta itself, with no `type`
+#: (`SessionMeta {id, timestamp, instructions?}`, then with `git`, `cwd`, `originator`, `cli_version`)
+CODEX_EARLY_META = frozenset({"id", "timestamp", "instructions", "git", "cwd", "originator", "cli_version"})
+#: the TypeScript Codex CLI's session document, `{session: {timestamp, id, instructions}, items}`
+_CODEX_CLI_SESSION = re.compile(r'\A\s*\{\s*"session"\s*:\s*\{\s*"timestamp"\s*:')
 #: an OpenHands event (`event_to_dict`): who caused it, and the action or observation it is
 _OPENHANDS_SOURCE = re.compile(r'"source"\s*:\s*"(?:agent|user|environment)"')
 _OPENHANDS_KIND = re.compile(r'"(?:action|observation)"\s*:\s*"[a-z_]+"')
@@ -67,8 +72,10 @@ CLAUDE_CODE = ForeignFormat("claude-code", "a Claude Code session")
 TAU2_BENCH = ForeignFormat("tau2-bench", "a τ²-bench results file")
 TAU_BENCH = ForeignFormat("tau-bench", "a τ-bench results file")
 CODEX = ForeignFormat("codex", "a Codex CLI rollout")
+CODEX_EARLY = ForeignFormat("codex", "an early Codex CLI rollout (session meta first, then bare response items)")
+CODEX_CLI_JSON = ForeignFormat("codex", "a session of the TypeScript Codex CLI ({session, items})")
 OPENHANDS = ForeignFormat("openhands", "an OpenHands trajectory")
-FORMATS = (CLAUDE_CODE, TAU2_BENCH, TAU_BENCH, CODEX, OPENHANDS)
+FORMATS = (CLAUDE_CODE, TAU2_BENCH, TAU_BENCH, CODEX, CODEX_EARLY, CODEX_CLI_JSON, OPENHANDS)
 
 
 def detect_foreign(path: Path | str) -> ForeignFormat | None:
@@ -112,7 +119,13 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
         codex = isinstance(kind, str) and kind in CODEX_TYPES
         if codex and isinstance(first.get("payload"), dict) and "id" not in first:
             return CODEX
+        if _is_codex_early_meta(first):
+            return CODEX_EARLY
+        if isinstance(first.get("session"), dict) and isinstance(first.get("items"), list) and kind is None:
+            return CODEX_CLI_JSON  # the document written on one line
         # a whole results object on one line is also a JSON object with no `type`
+    if _CODEX_CLI_SESSION.match(head):
+        return CODEX_CLI_JSON
     if _OBJECT_START.match(head) and (_TAU2_KEYS.search(head) or _is_tau2_simulation(head)):
         return TAU2_BENCH
     if _ARRAY_OF_OBJECTS.match(head) and _is_tau2_simulation(head) and not _TAU_TRAJECTORY.search(head):
@@ -123,6 +136,15 @@ def detect_foreign_head(head: str) -> ForeignFormat | None:
     if starts and _OPENHANDS_SOURCE.search(head) and _OPENHANDS_KIND.search(head):
         return OPENHANDS
     return None
+
+
+def _is_codex_early_meta(record: dict[str, Any]) -> bool:
+    return (
+        "type" not in record
+        and isinstance(record.get("id"), str)
+        and isinstance(record.get("timestamp"), str)
+        and record.keys() <= CODEX_EARLY_META
+    )
 
 
 def _is_tau2_simulation(head: str) -> bool:
