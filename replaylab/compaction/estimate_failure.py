@@ -61,15 +61,32 @@ class _Throws(Exception):
         self.message = message
 
 
+#: by entry id, the items the agent's estimate and its summarizer fail on (`failing_items`)
+Failing = tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]
+
+
+def failing_items(job: Job, path: Sequence[AnyEntry]) -> Failing | None:
+    """What the agent's estimate and summarizer fail on along `path` (None: its profile names no
+    such rules), found once for a compaction's `agent_tokens` and `estimate_failure`."""
+    rules = job.profile.unestimable
+    return None if rules is None else _failing_items(path, rules)
+
+
 def estimate_failure(
-    job: Job, path: list[AnyEntry], before: list[WindowMessage], plan: Plan, lines: Lines
+    job: Job,
+    path: list[AnyEntry],
+    before: list[WindowMessage],
+    plan: Plan,
+    lines: Lines,
+    failing: Failing | None = None,
 ) -> Failure | None:
     """The failure of the agent's own compaction of `path` at `plan`'s cut, where a message it
-    cannot estimate or serialize makes it fail (None: the agent compacts as replaylab does)."""
+    cannot estimate or serialize makes it fail (None: the agent compacts as replaylab does).
+    `failing`: `failing_items` of the path, when already found."""
     rules = job.profile.unestimable
     if rules is None:
         return None
-    estimate, serialize = _failing_items(path, rules)
+    estimate, serialize = failing if failing is not None else _failing_items(path, rules)
     if not estimate and not serialize:
         return None
     failed = (
@@ -177,15 +194,18 @@ def _whole_context_failure(
     )
 
 
-def agent_tokens(job: Job, path: list[AnyEntry], before: list[WindowMessage]) -> Callable[[Any], float] | None:
+def agent_tokens(
+    job: Job, path: list[AnyEntry], before: list[WindowMessage], failing: Failing | None = None
+) -> Callable[[Any], float] | None:
     """The estimate the agent cuts with where its own estimate gives NaN on a message of the context
     and its `prepareCompaction` estimates the whole context (`UnestimableRules.whole_context`):
     NaN for those messages, `job.tokens` for the others; None when no such message is there (or
-    the agent's cut is not found through its own rules), so replaylab's count stands."""
+    the agent's cut is not found through its own rules), so replaylab's count stands. `failing`:
+    `failing_items` of the path, when already found."""
     rules = job.profile.unestimable
     if rules is None or not rules.whole_context or job.rules is None:
         return None
-    estimate, _ = _failing_items(path, rules)
+    estimate, _ = failing if failing is not None else _failing_items(path, rules)
     shown = {w.entry_id for w in before if w.entry_id in estimate and not estimate_throws(estimate[w.entry_id][1])}
     if not shown:
         return None
@@ -204,9 +224,7 @@ def _content(entry: AnyEntry) -> Any:
     return getattr(entry, "content", None)
 
 
-def _failing_items(
-    path: Sequence[AnyEntry], rules: UnestimableRules
-) -> tuple[dict[str, tuple[str, str]], dict[str, tuple[str, str]]]:
+def _failing_items(path: Sequence[AnyEntry], rules: UnestimableRules) -> Failing:
     """By entry id: the item the agent's estimate fails on, and the item its summarizer cannot
     serialize (only an entry with an item no block model reads, a tool result's object content or a
     call without arguments can hold one)."""

@@ -39,7 +39,7 @@ from typing import Any
 
 from replaylab.compaction import nothing_to_gain
 from replaylab.compaction.entry import compaction_entry, restatements, working_copy_writer
-from replaylab.compaction.estimate_failure import Lines, agent_tokens, estimate_failure
+from replaylab.compaction.estimate_failure import Lines, agent_tokens, estimate_failure, failing_items
 from replaylab.compaction.job import Job
 from replaylab.compaction.outcome import Written, fail, finish
 from replaylab.compaction.params import CompactParams, CompactResult, Failure
@@ -202,11 +202,12 @@ def _fitted_plan(
     best: tuple[int, Plan, PlanSummary, CompactionEntry] | None = None
     for attempt in range(MAX_TAIL_REFITS + 1):
         # the agent cuts once, at its own tail, with its own estimate where that is NaN
-        tokens = agent_tokens(job, path, before) if attempt == 0 else None
+        failing = failing_items(job, path) if attempt == 0 else None  # one pass for both
+        tokens = agent_tokens(job, path, before, failing) if attempt == 0 else None
         plan = plan_compaction(job, path, before, keep_recent, calls, tokens)
         refused = nothing_after_boundary(job, plan, path)
         if attempt == 0 and (not refused or tokens is not None):
-            refused = estimate_failure(job, path, before, plan, lines) or refused
+            refused = estimate_failure(job, path, before, plan, lines, failing) or refused
         if refused:
             return best or _Refused(refused)
         summarizer = summarizer_for(job)
