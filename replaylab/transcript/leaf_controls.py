@@ -32,6 +32,10 @@ before them (`side`: the index's leaf skips them).
 
 In OpenClaw 2026.9's own files (`attach_parentless`), an entry with no `parentId` key at all
 continues from the leaf (`appendCanonicalNavigationEntry`'s `!hasParentId`); pi reads it as a root.
+There too, an entry OpenClaw's schema keeps aside leaves its load where it stands; when it still
+links to a parent (`parseParentLinkedOpaqueEntry`), the entry written next to it continues from
+the leaf (`appendCanonicalNavigationEntry`: `parentId === appendParentId` while the leaf is another
+entry), wherever the record's own link leads (itself, nowhere, a record kept aside with no link).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from collections.abc import Container
 from typing import Any
 
 from replaylab.upstream.openclaw_2026_9_6 import RESET_REASONS
+from replaylab.upstream.openclaw_2026_9_6_schema import indexes, parent_linked_aside
 
 #: "no new parent": an entry read by its own `parentId`
 KEEP = object()
@@ -69,11 +74,19 @@ class LeafControls:
         #: where OpenClaw's load stands: the last entry read that is no side append or control,
         #: or the target of a control it followed
         self.leaf: str | None = None
+        #: the record read last, when OpenClaw's schema kept it aside with a link: what it appends to
+        self.aside_link: str | None = None
+        #: the records OpenClaw's schema kept aside with a link → that link
+        self.aside_parents: dict[str, object] = {}
+        #: how OpenClaw's schema reads the record `place` just read (OpenClaw's files only):
+        #: None indexed, "linked" kept aside with a link, "unlinked" kept aside without one
+        self.schema_aside: str | None = None
 
     def copy(self) -> LeafControls:
         """A state of its own, to read further entries into (a working copy's appends)."""
         twin = copy.copy(self)
         twin.side, twin.opaque, twin.rejected = set(self.side), dict(self.opaque), set(self.rejected)
+        twin.aside_parents = dict(self.aside_parents)
         twin.after_reset = None if self.after_reset is None else set(self.after_reset)
         return twin
 
@@ -81,23 +94,47 @@ class LeafControls:
         """`parent_of` where OpenClaw's navigation may give this entry another parent (else KEEP),
         before the entry is validated; `placed` after it."""
         self.kept_aside = False
+        self.schema_aside = None
+        # a record written under the load's leaf walks back to it whether kept aside or not, and
+        # OpenClaw's walk drops it (`context.indexed`): only one linked elsewhere is asked about
+        parent = obj.get("parentId")
+        if (
+            self.attach_parentless
+            and (parent != self.leaf or parent is None)
+            and obj.get("type") != "leaf"
+            and not indexes(obj)
+        ):
+            self.schema_aside = "linked" if parent_linked_aside(obj) else "unlinked"
         if (
             self.appended_to is not None
             or self.after_reset is not None
             or obj.get("type") in ("leaf", "label")
             or (self.attach_parentless and "parentId" not in obj)
+            or (self.aside_link is not None and obj.get("parentId") == self.aside_link)
         ):
             return self.parent_of(obj, seen)
         return KEEP
 
     def placed(self, entry_id: str, kind: str, parent: str | None, obj: dict[str, Any]) -> None:
         """Note an entry `place` read, placed under `parent`."""
+        if self.schema_aside is not None:
+            # kept aside by OpenClaw's schema: the load's leaf stays; a linked record is appended to
+            if self.kept_aside:
+                self.side.add(entry_id)
+            if self.schema_aside == "linked":
+                self.aside_link = entry_id
+                self.aside_parents[entry_id] = parent
+                if self.after_reset is not None and parent in self.after_reset:
+                    self.after_reset.add(entry_id)
+            return
         if self.kept_aside:
             self.side.add(entry_id)
         elif kind == "reset" or self.after_reset is not None or "appendMode" in obj:
             self.read(entry_id, kind, parent, obj)
         elif kind != "leaf":
             self.leaf = entry_id
+        if not self.kept_aside:
+            self.aside_link = None  # what the next entry appends to is this entry, or a control's
 
     def parent_of(self, obj: dict[str, Any], seen: Container[str]) -> object:
         """The parent OpenClaw's load gives this entry, where it is not its own `parentId`; else
@@ -127,6 +164,10 @@ class LeafControls:
             if parent is None or parent not in self.after_reset:
                 return self.leaf  # a branch from before the latest reset: continued where the load stands
         side = obj.get("appendMode") == "side"  # a side append keeps its parent
+        if self.aside_link is not None and not side and obj.get("parentId") == self.aside_link:
+            # written to a record kept aside: continued where the load stands (a walk through the
+            # record reaches the same entry unless its own link leads elsewhere)
+            return KEEP if self._resolved(self.aside_link) == self.leaf else self.leaf
         if appended_to is not None and not side and obj.get("parentId") == appended_to[0] != appended_to[1]:
             return appended_to[1]
         return KEEP
@@ -169,6 +210,17 @@ class LeafControls:
         """A record OpenClaw keeps aside: it keeps its parent and leaves the load where it stands."""
         self.kept_aside = True
         self.opaque[obj["id"]] = obj.get("parentId")
+
+    def _resolved(self, entry_id: object) -> object:
+        """The entry a walk reaches from a record kept aside, through such records only
+        (`resolveSessionCanonicalParentId`: None where the links loop)."""
+        walked: set[object] = set()
+        while isinstance(entry_id, str) and entry_id in self.aside_parents:
+            if entry_id in walked:
+                return None
+            walked.add(entry_id)
+            entry_id = self.aside_parents[entry_id]
+        return entry_id
 
     def _canonical(self, entry_id: str | None, seen: Container[str]) -> str | None:
         """The entry OpenClaw resolves a record's id to: itself, or the first indexed entry above it

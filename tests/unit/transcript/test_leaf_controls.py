@@ -200,3 +200,39 @@ def test_after_a_reset_an_entry_under_a_record_kept_aside_continues_from_the_lea
     ]
     transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
     assert [e.id for e in transcript.leaf_path()] == ["u1", "r1", "u2", "u3"]
+
+
+def _aside(entry_id: str, parent: object) -> dict[str, Any]:
+    """A tool result OpenClaw's schema keeps aside (no `role`), linked to `parent`."""
+    message = {"toolCallId": "t", "toolName": "read", "content": [{"type": "text", "text": "x"}], "isError": False}
+    return {**_entry(entry_id, None, message=message), "parentId": parent}
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("link", ["t1", "nowhere", None], ids=["itself", "nowhere", "null"])
+def test_an_entry_written_to_a_record_kept_aside_continues_from_the_leaf(tmp_path: Path, lazy: bool, link) -> None:
+    """OpenClaw's load appends the next entry to a record its schema keeps aside when the record
+    still links to a parent (`parseParentLinkedOpaqueEntry`), and an entry whose `parentId` is
+    that record continues from the leaf (`appendCanonicalNavigationEntry`: `parentId ===
+    appendParentId` while the leaf is another entry), wherever the record's own link leads."""
+    entries = [_entry("u1", None), _entry("a1", "u1"), _aside("t1", link), _entry("a2", "t1"), _entry("u2", "a2")]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["u1", "a1", "a2", "u2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_an_entry_under_a_record_kept_aside_and_not_read_next_keeps_its_parent(tmp_path: Path, lazy: bool) -> None:
+    """Only the entry written next to the record continues from the leaf: a later child of it is
+    walked through it, as OpenClaw resolves a record kept aside to its parent."""
+    entries = [_entry("u1", None), _entry("a1", "u1"), _aside("t1", "nowhere"), _entry("u2", "a1"), _entry("a2", "t1")]
+    transcript = load_transcript(_file(tmp_path, entries), lazy=lazy)
+    assert [e.id for e in transcript.leaf_path()] == ["t1", "a2"]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_pi_entry_written_to_a_record_kept_aside_keeps_its_parent(tmp_path: Path, lazy: bool) -> None:
+    """pi reads the record like any entry: in its files (version 3) the entry keeps its parent."""
+    entries = [_entry("u1", None), _entry("a1", "u1"), _aside("t1", "nowhere"), _entry("a2", "t1")]
+    path = _file(tmp_path, entries)
+    path.write_bytes(path.read_bytes().replace(b'"version":4', b'"version":3', 1))
+    assert [e.id for e in load_transcript(path, lazy=lazy).leaf_path()] == ["t1", "a2"]
