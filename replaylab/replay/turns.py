@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from replaylab.cassette import canonical_json
@@ -169,6 +170,34 @@ def split_turns(
     under `agent`'s rules (else the item's, by `memo`)."""
     profile = turn_profile(agent, memo)
     hidden, every_role = profile.never_shown_when_excluded, profile.drops_every_excluded_message
+    if memo is None:
+        return _split(path, memo, hidden, every_role)
+    # an item splits its path again in several phases (the start point, its audits, its replayed
+    # results): the turns are a function of the entry objects, the profile's two rules and the
+    # memo, so they are made once per item and handed out as copies a caller may change
+    kept: list[tuple[list[AnyEntry], frozenset[str], bool, list[Turn]]] = memo.kept(_split, list)
+    path = list(path)
+    for seen, seen_hidden, seen_every, turns in kept:
+        if seen_hidden == hidden and seen_every == every_role and len(seen) == len(path) and all(map(is_, seen, path)):
+            return [_copy(turn) for turn in turns]
+    turns = _split(path, memo, hidden, every_role)
+    kept.append((path, hidden, every_role, turns))
+    return [_copy(turn) for turn in turns]
+
+
+def _copy(turn: Turn) -> Turn:
+    return Turn(
+        index=turn.index,
+        inputs=list(turn.inputs),
+        steps=list(turn.steps),
+        results=dict(turn.results),
+        steered=turn.steered,
+        first_step=turn.first_step,
+    )
+
+
+def _split(path: Sequence[AnyEntry], memo: ItemMemo | None, hidden: frozenset[str], every_role: bool) -> list[Turn]:
+    """`split_turns` under the agent's rules `hidden` and `every_role` (`_hidden`)."""
     turns: list[Turn] = []
     agent_calls: set[str] = set()
     current: Turn | None = None

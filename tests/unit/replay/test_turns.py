@@ -126,3 +126,17 @@ def test_an_excluded_reply_that_called_a_tool_is_a_step_of_its_prompts_turn(tmp_
     assert [[e.id for e in t.steps] for t in turns] == [["e2", "e4", "e6"], ["e8"]]
     assert {k: v.id for k, v in turns[0].results.items()} == {"call_a": "e3", "call_b": "e5"}
     assert [t.answer() for t in turns] == ["Cleaned.", "You're welcome."]
+
+
+def test_an_items_memo_splits_a_path_once_per_agent_and_hands_out_copies(tmp_path: Path) -> None:
+    from replaylab.transcript.memo import ItemMemo
+
+    memo = ItemMemo()
+    path = load_transcript(_session(tmp_path, NESTED, 4)).leaf_path()
+    openclaw, pi = profile_named("openclaw@2026.9.6"), profile_named("pi@0.73.1")
+    first = split_turns(path, memo, agent=openclaw)
+    first[0].steps.clear()  # a caller's change reaches no later caller
+    again = split_turns(list(path), memo, agent=openclaw)
+    assert again == split_turns(path, agent=openclaw) and again[0].steps
+    assert split_turns(path, memo, agent=pi) == split_turns(path, agent=pi)
+    assert split_turns(path[:-1], memo, agent=openclaw) == split_turns(path[:-1], agent=openclaw)
