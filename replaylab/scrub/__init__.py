@@ -47,6 +47,9 @@ ENV_PATTERNS = "REPLAYLAB_SCRUB_PATTERNS"
 #: holding its hint, so such texts are always scanned with every rule
 CASE_SPECIALS = ("\u0130", "\u0131", "\u017f", "\u212a")
 _CASE_SPECIALS_UTF8 = tuple(c.encode() for c in CASE_SPECIALS)
+#: a rule's key in the per-text tables: its identity, as `id()` gives it but without the audit
+#: event `id()` raises (the replay's socket guard runs a Python hook on every one)
+_key = object.__hash__
 
 #: what a clean-data check found of each string it scrubbed: (its JSON, whether it is a key) →
 #: whether the walk keeps it as it is
@@ -206,7 +209,7 @@ class Scrubber:
             found.extend((start, end) for _, start, end in self._literals.find_matches_as_indexes(value))
         rules, lowered, starts = self._candidates(value)
         for rule in rules:
-            found.extend(self._rule_spans(rule, value, lowered, starts.get(id(rule)) if starts else None))
+            found.extend(self._rule_spans(rule, value, lowered, starts.get(_key(rule)) if starts else None))
         if not found:
             return []
         found.sort()
@@ -241,7 +244,7 @@ class Scrubber:
     def _candidates(self, value: str) -> tuple[Iterable[Rule], str | None, dict[int, list[int]] | None]:
         """The rules that can match `value`; `value` lower-cased when folded rules may read it
         (every character in place, no case special), else None; and then, for each anchored rule
-        (by id), where its hints start."""
+        (by identity), where its hints start."""
         if not value.isascii() and any(special in value for special in CASE_SPECIALS):
             return self.rules, None, None  # not lowered: str.lower() folds İ and the Kelvin sign away
         lowered = value.lower()
@@ -262,9 +265,9 @@ class Scrubber:
         starts: dict[int, list[int]] = {}
         for hint, hint_starts in by_hint.items():
             for rule in self._rules_of_hint[hint]:
-                chosen.setdefault(id(rule), rule)
+                chosen.setdefault(_key(rule), rule)
                 if rule.anchored and in_place:
-                    starts.setdefault(id(rule), []).extend(hint_starts)
+                    starts.setdefault(_key(rule), []).extend(hint_starts)
         return (*chosen.values(), *self._unhinted), (lowered if in_place else None), starts
 
     def _rule_spans(

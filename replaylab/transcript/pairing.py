@@ -55,9 +55,11 @@ def _call_blocks(fields: dict[str, Any]) -> list[Any]:
         # that call, as the agents pair it (`opaque_call_block`)
         calls = []
         for block in fields["content"]:
-            if _fields(block).get("type") == "toolCall":
+            kind = type(block)
+            # `_fields(block)` inline: every pairing walk reads every block of every message
+            if (block if kind is dict else block.__dict__).get("type") == "toolCall":
                 calls.append(block)
-            elif type(block) is OpaqueBlock and (call := opaque_call_block(block)) is not None:
+            elif kind is OpaqueBlock and (call := opaque_call_block(block)) is not None:
                 calls.append(call)
         return calls
     return []
@@ -80,15 +82,23 @@ def recorded_calls(message: Any) -> list[ToolCallBlock]:
     calls in a block type pi does not read (`FOREIGN_CALL_BLOCK_TYPES`). What the safety ledger and
     safeguard count: a call the model never saw still changed the outside world."""
     fields = _fields(message)
-    calls = _call_blocks(fields)
-    if fields["role"] == "assistant":
+    if fields["role"] != "assistant":
+        return _call_blocks(fields)
+    # `_call_blocks`' walk and the foreign calls' in one pass over the content (the foreign calls
+    # after the others, as listed): the ledger, safeguard and the turn starts read every message
+    calls: list[Any] = []
+    foreign: list[ToolCallBlock] = []
+    for block in fields["content"]:
+        kind = type(block)
+        if (block if kind is dict else block.__dict__).get("type") == "toolCall":
+            calls.append(block)
+        elif kind is OpaqueBlock:
+            if (call := opaque_call_block(block)) is not None:
+                calls.append(call)
         # only a plain or unknown block may be one (`_foreign_call`): the others are not asked
-        calls += [
-            call
-            for block in fields["content"]
-            if (type(block) is dict or isinstance(block, UnknownBlock)) and (call := _foreign_call(block)) is not None
-        ]
-    return calls
+        elif (kind is dict or isinstance(block, UnknownBlock)) and (call := _foreign_call(block)) is not None:
+            foreign.append(call)
+    return calls + foreign if foreign else calls
 
 
 def _foreign_call(block: Any) -> ToolCallBlock | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from replaylab.transcript.model import MESSAGE_ADAPTER, TextBlock, ToolResultMessage, UserMessage
-from replaylab.transcript.pairing import pair_path
+from replaylab.transcript.pairing import message_calls, pair_path, recorded_calls
 
 
 def _assistant(*calls: tuple[str, str, dict], stop: str = "toolUse", kind: str = "toolCall"):
@@ -94,3 +94,28 @@ def test_an_aborted_call_stops_waiting_once_a_later_message_uses_its_id():
     pairing = pair_path(items)
     assert pairing.unread_results() == ["r2"]
     assert [(c.entry, c.result_entry) for c in pairing.calls] == [("a0", None), ("a1", "r1"), (None, "r2")]
+
+
+def test_a_messages_recorded_calls_list_its_own_calls_first_then_those_of_foreign_blocks():
+    """The order the ledger and safeguard read a message's calls in, whatever the blocks' order."""
+    message = MESSAGE_ADAPTER.validate_python(
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "toolUse", "id": "f1", "name": "exec", "input": {"command": "rm a"}},
+                {"type": "text", "text": "and"},
+                {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}},
+                {"type": "functionCall", "id": "f2", "name": "write", "args": {"path": "b"}},
+                {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "ls"}},
+            ],
+            "stopReason": "toolUse",
+            "timestamp": 1,
+        }
+    )
+    assert [c.id for c in message_calls(message)] == ["c1", "c2"]
+    assert [(c.id, c.name, c.arguments) for c in recorded_calls(message)] == [
+        ("c1", "read", {"path": "a"}),
+        ("c2", "bash", {"command": "ls"}),
+        ("f1", "exec", {"command": "rm a"}),
+        ("f2", "write", {"path": "b"}),
+    ]
