@@ -33,6 +33,9 @@ class PiRules:
         return estimate_tokens(message)
 
     def context_tokens(self, messages: Sequence[Any], tokens_of: Callable[[Any], int]) -> int:
+        """`estimateContextTokens` (compaction/compaction.js): `getAssistantUsage` takes any truthy
+        usage, one of another JSON type too, whose `calculateContextTokens` is NaN (the plain
+        function, which every layer falls back to without rules, holds the rule)."""
         return estimate_context_tokens(messages, tokens_of)
 
     def window_tokens(self, window: Sequence[WindowMessage], tokens_of: Callable[[Any], int]) -> int:

@@ -200,7 +200,7 @@ def is_context_overflow(message: Any, context_window: int | None = None) -> bool
     if message.stop_reason == "error" and text:
         if not any(p.search(text) for p in _NON_OVERFLOW) and matches_scope(text, "assistant-error"):
             return True
-    usage = message.usage or {}
+    usage = message.usage if isinstance(message.usage, dict) else {}
     if context_window and message.stop_reason == "stop":
         tokens = _context_input_tokens(usage)
         if tokens is not None and tokens > context_window:

@@ -104,7 +104,7 @@ def pi_is_context_overflow(
         if not any(p.search(text) for p in _PI_NON_OVERFLOW):
             if any(p.search(text) for p in _PI_PATTERNS) or _CEREBRAS.search(text):
                 return True
-    if context_window and message.stop_reason == "stop" and message.usage:
+    if context_window and message.stop_reason == "stop" and isinstance(message.usage, dict) and message.usage:
         used = (message.usage.get("input") or 0) + (message.usage.get("cacheRead") or 0)
         if used > context_window:
             return True

@@ -241,7 +241,7 @@ class TurnChain:
                 and pi_is_context_overflow(message, recovery.context_tokens, recovery.rules)
             ):
                 return message
-            usage = (message.usage or {}).get("input")
+            usage = message.usage.get("input") if isinstance(message.usage, dict) else None
             # the agent discards the answer and asks again: a model stepping through a recording
             # must answer the same step then
             rewind = getattr(model, "rewind", None)

@@ -17,7 +17,8 @@ from replaylab.diagnostics import Diagnostic
 #: version read as the newest known, a version that is no number read as pi reads it, a compaction
 #: that names itself as first kept: pi's way to keep nothing before it, a null content read as empty
 #: as pi reads it, a content item kept as written as the agents keep it, a header field of another
-#: type, the header read as it is): warnings; every other code is an error
+#: type, the header read as it is, an assistant's usage of another type, read as written): warnings;
+#: every other code is an error
 WARNING_CODES = frozenset(
     {
         "glued-lines-recovered",
@@ -29,6 +30,7 @@ WARNING_CODES = frozenset(
         "opaque-content",
         "pi-unestimable",
         "header-field-type",
+        "usage-type",
         "v1-relinked",
     }
 )

@@ -163,7 +163,7 @@ class AssistantMessage(Model):
     api: Any = None
     provider: Any = None
     model: Any = None
-    usage: dict[str, Any] | None = None
+    usage: Any = None  # any JSON, as written (no agent checks it); only an object is read as usage
     #: any JSON, as pi and OpenClaw keep it; only its string values mean anything (`== "error"`)
     stop_reason: Any = None
     #: any JSON, as written (both agents keep the entry); the overflow rules match its JavaScript string

@@ -31,6 +31,7 @@ import io
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -322,6 +323,7 @@ class _Pass:
                 )
                 patch, obj = {**(patch or {}), **unlinked}, {**obj, **unlinked}
             read_opaque = False
+            failed: ValidationError | None = None
             try:
                 entry = validate(obj)
             except ValidationError as exc:
@@ -330,7 +332,7 @@ class _Pass:
                     obj = {**obj, **repair}
                     patch = {**(patch or {}), **repair}
                     diags.append(diagnostic(name, lineno, "null-content", NULL_CONTENT_NOTE, entry_id=entry_id))
-                failed: ValidationError | None = exc if validate is model_validate and repair is None else None
+                failed = exc if validate is model_validate and repair is None else None
                 if failed is None:
                     try:
                         entry = model_validate(obj)
@@ -353,6 +355,8 @@ class _Pass:
                     if stand_in is None:
                         continue
                     entry = stand_in if models is not None else {"parent_id": stand_in.parent_id, "type": stand_in.type}
+            if failed is None and (note := _usage_note(obj)) is not None:
+                diags.append(diagnostic(name, lineno, "usage-type", note, entry_id=entry_id, field="message.usage"))
             if type(entry) is dict:  # skeleton validation: field names, defaults applied
                 parent, kind = entry["parent_id"], entry["type"]
                 record = pairing_record(entry["message"]) if kind == "message" else None
@@ -416,6 +420,25 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
+
+
+def _usage_note(obj: dict[str, Any]) -> str | None:
+    """The warning for an assistant message whose `usage` is neither an object nor null (None
+    otherwise): no agent's schema checks it, so the message is read and sent as written."""
+    message = obj.get("message") if obj.get("type") == "message" else None
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return None
+    usage = message.get("usage")
+    if usage is None or isinstance(usage, dict):
+        return None
+    from replaylab.differences import json_type  # its import brings the scrubber: only for the note
+
+    return (
+        f"usage is a JSON {json_type(usage)}, not an object: the message is read as written, as the "
+        "agents hold it, and no rule counts it as usage (JavaScript reads its token counts as undefined, "
+        "a NaN sum: pi 1.6.0 and OpenClaw skip it, pi 0.73.1 takes it as the last usage and its "
+        "context estimate is NaN)"
+    )
 
 
 def _js_number(value: object) -> float | None:

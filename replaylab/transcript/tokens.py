@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from replaylab.transcript.javascript import json_stringify, utf16_length
+from replaylab.transcript.javascript import js_truthy, json_stringify, utf16_length
 from replaylab.transcript.model import (
     AssistantMessage,
     BashExecutionMessage,
@@ -74,9 +74,10 @@ def estimate_tokens(message: Any) -> int:
     return math.ceil(message_chars(message) / CHARS_PER_TOKEN)
 
 
-def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:
-    """pi `calculateContextTokens`: totalTokens, else input+output+cacheRead+cacheWrite."""
-    if not usage:
+def usage_context_tokens(usage: Any) -> int | None:
+    """pi `calculateContextTokens`: totalTokens, else input+output+cacheRead+cacheWrite (None for
+    a usage of another JSON type, whose parts JavaScript reads as undefined: a NaN sum)."""
+    if not usage or not isinstance(usage, dict):
         return None
     total = usage.get("totalTokens")
     if isinstance(total, (int, float)) and total:
@@ -89,12 +90,17 @@ def usage_context_tokens(usage: dict[str, Any] | None) -> int | None:
 
 def estimate_context_tokens(messages: Iterable[Any], tokens_of: Callable[[Any], int] = estimate_tokens) -> int:
     """pi `estimateContextTokens`: the last usable assistant usage plus estimates after it.
-    `tokens_of`: the estimate of one message (an item's memo passes its own, `ItemMemo.tokens`)."""
+    `tokens_of`: the estimate of one message (an item's memo passes its own, `ItemMemo.tokens`).
+
+    pi 0.73.1's `getAssistantUsage` takes any truthy `usage`: one of another JSON type is the last
+    usage, so nothing before it is estimated, but `calculateContextTokens` reads it as NaN (the
+    agent's count is NaN, `shouldCompact` false); replaylab's count is a number, so that part is 0."""
     messages = list(messages)
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if isinstance(message, AssistantMessage) and message.stop_reason not in ("aborted", "error"):
-            used = usage_context_tokens(message.usage)
+            usage = message.usage
+            used = 0 if js_truthy(usage) and not isinstance(usage, dict) else usage_context_tokens(usage)
             if used is not None:
                 return used + sum(map(tokens_of, messages[index + 1 :]))
     return sum(map(tokens_of, messages))

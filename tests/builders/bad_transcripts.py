@@ -81,6 +81,20 @@ CASES: dict[str, tuple[Callable[[], bytes], dict[str, Any]]] = {
         lambda: line({**HEADER, "cwd": 5}) + line(user("u1", None)) + line(assistant("a1", "u1")),
         {"code": "header-field-type", "line": 1, "field": "cwd", "words": ["valid string", "read as it is"]},
     ),
+    "assistant-usage-of-another-type": (
+        lambda: (
+            line(HEADER)
+            + line(user("u1", None))
+            + line({**(a1 := assistant("a1", "u1")), "message": {**a1["message"], "usage": "n/a"}})
+        ),
+        {
+            "code": "usage-type",
+            "line": 3,
+            "entry_id": "a1",
+            "field": "message.usage",
+            "words": ["JSON string", "read as written"],
+        },
+    ),
     "unknown-version": (
         lambda: line({**HEADER, "version": 5}) + line(user("u1", None)),
         {"code": "unknown-version", "line": 1, "field": "version", "words": ["version 5", "newer"]},

@@ -189,15 +189,17 @@ def _usable_usage(message: Any) -> dict[str, Any] | None:
 
 
 def _barrier(message: Any) -> bool:
-    """`isUnavailableContextBarrier`: a message past which no earlier usage is trusted."""
-    if not isinstance(message, AssistantMessage) or not isinstance(message.usage, dict):
+    """`isUnavailableContextBarrier`: a message past which no earlier usage is trusted. Any truthy
+    usage is read, one of another JSON type too (`usage.contextUsage` is then undefined)."""
+    if not isinstance(message, AssistantMessage) or not js_truthy(message.usage):
         return False
-    context = message.usage.get("contextUsage")
+    usage = message.usage
+    context = usage.get("contextUsage") if isinstance(usage, dict) else None
     if message.api == "cli" and context is None:
         return True
     if not isinstance(context, dict) or context.get("state") != "unavailable":
         return False
-    return usage_tokens(message.usage) == 0
+    return usage_tokens(usage) == 0
 
 
 def last_usage(messages: Sequence[Any]) -> tuple[float, int] | None:

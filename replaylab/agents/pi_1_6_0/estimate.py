@@ -162,11 +162,12 @@ def current_system_tokens(messages: Sequence[Any]) -> int:
 
 def usage_tokens(message: Any) -> float | None:
     """`calculateContextTokens(usage)` of a usable assistant message (None: not usable — aborted,
-    an error, no usage, or a total that is not above zero; a missing part makes JavaScript's sum NaN)."""
+    an error, no usage, or a total that is not above zero; a missing part makes JavaScript's sum NaN,
+    and so does a usage of another JSON type: `getAssistantUsage`'s `> 0` skips it)."""
     if not isinstance(message, AssistantMessage) or message.stop_reason in ("aborted", "error"):
         return None
     usage = message.usage
-    if not usage:
+    if not usage or not isinstance(usage, dict):  # another JSON type: a NaN sum, which `> 0` refuses
         return None
     total = usage.get("totalTokens")
     if not total:

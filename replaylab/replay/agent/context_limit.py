@@ -85,7 +85,8 @@ class ContextLimitedModel:
         message = self.model.complete(window, tools)
         if not (self.restate_usage or tokens > self.limit):
             return message
-        usage = {**(message.usage or {}), "input": tokens, "cacheRead": 0, "cacheWrite": 0}
+        recorded = message.usage if isinstance(message.usage, dict) else {}
+        usage = {**recorded, "input": tokens, "cacheRead": 0, "cacheWrite": 0}
         return message.model_copy(update={"usage": usage})
 
 

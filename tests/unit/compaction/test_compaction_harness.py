@@ -569,14 +569,14 @@ def test_where_a_sub_agent_no_call_names_shows_is_protected(tmp_path):
 
 @pytest.mark.parametrize(("tool", "protected"), [("exec", True), ("read", False)])
 def test_a_result_whose_call_cannot_be_read_is_protected_when_its_tool_mutates(tmp_path, tool, protected):
-    """The call's message fails validation (its usage is a string), so replaylab reads no message
+    """The call's message fails validation (its content is an object), so replaylab reads no message
     in it; its result is all that shows an `rm -rf` ran, and safeguard keeps it."""
     s = Session()
     s.user("clean the build " + "n" * 3_000)
     call, (call_id,) = s.assistant("Cleaning.", [(tool, {"command": "rm -rf build", "path": "a.txt"})], thinking="go")
     for line in s.lines:
         if line["id"] == call:
-            line["message"]["usage"] = "n/a"
+            line["message"]["content"] = {"blocks": line["message"]["content"]}
     answer = s.result(call_id, tool, "removed")
     s.user("what now? " + "q" * 3_000)
     later, _ = s.assistant("done")
@@ -974,13 +974,13 @@ def test_a_mutating_result_a_recorded_compaction_kept_without_its_call_is_protec
 
 
 def _unread_spawn(recording):
-    """The spawning call's message of `_spawning_session` fails validation (its usage is a string):
+    """The spawning call's message of `_spawning_session` fails validation (its content is an object):
     only the Task result shows the spawn."""
     lines = [orjson.loads(line) for line in recording.read_text().splitlines()]
     for line in lines:
         message = line.get("message") or {}
         if message.get("role") == "assistant" and any(b.get("type") == "toolCall" for b in message["content"]):
-            message["usage"] = "n/a"
+            message["content"] = {"blocks": message["content"]}
     recording.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
 
 

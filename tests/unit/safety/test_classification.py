@@ -474,8 +474,8 @@ def test_inspect_names_a_call_known_only_by_its_result_by_that_result(tmp_path: 
     session.user("clean up")
     call, _ = session.tool_turn("exec", {"command": "rm -rf build"}, "", thinking="go")
     for line in session.lines:
-        if line["id"] == call:  # a usage that is a string: the whole message cannot be read
-            line["message"]["usage"] = "n/a"
+        if line["id"] == call:  # a content that is an object: the whole message cannot be read
+            line["message"]["content"] = {"blocks": line["message"]["content"]}
     path = session.write(tmp_path / "s.jsonl")
     done = subprocess.run(
         [sys.executable, "-m", "replaylab.cli", "inspect", str(path)], capture_output=True, text=True, timeout=120

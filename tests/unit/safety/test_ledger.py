@@ -195,14 +195,14 @@ def _line(entry_id: str, parent: str, message: dict[str, Any]) -> dict[str, Any]
 
 
 def test_a_call_known_only_by_its_result_is_an_event_by_its_tools_name(tmp_path: Path) -> None:
-    # the call's message fails validation (a usage that is a string): only its result shows it ran
+    # the call's message fails validation (a content that is an object): only its result shows it ran
     s = Session().user("u1")
     content = [
         {"type": "thinking", "text": "clean up"},
         {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "rm -rf build"}},
         {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "a.txt"}},
     ]
-    s.lines.append(_line("a1", "u1", {"role": "assistant", "content": content, "usage": "n/a"}))
+    s.lines.append(_line("a1", "u1", {"role": "assistant", "content": {"blocks": content}}))
     s.lines += [_result_line("r1", "a1", "c1", "exec"), _result_line("r2", "r1", "c2", "read")]
     s.lines.append(_result_line("r3", "r2", "c9", None))  # no call, no tool name
     s.lines.append(_result_line("r4", "r3", "c1", "exec", "again"))  # a second result of c1: no second call
@@ -241,11 +241,12 @@ def test_a_call_known_only_by_its_result_counts_when_its_id_was_used_before(tmp_
             "r1",
             {
                 "role": "assistant",
-                "content": [
-                    {"type": "thinking", "text": "clean up"},
-                    {"type": "toolCall", "id": "c0", "name": "exec", "arguments": {"command": "rm -rf build"}},
-                ],
-                "usage": "n/a",
+                "content": {  # an object: the whole message cannot be read
+                    "blocks": [
+                        {"type": "thinking", "text": "clean up"},
+                        {"type": "toolCall", "id": "c0", "name": "exec", "arguments": {"command": "rm -rf build"}},
+                    ]
+                },
             },
         )
     )
