@@ -10,7 +10,8 @@ by newlines, 8,000 chars per image (user images included) and, when a block has 
 omission line (`[image data omitted from summary input]`, `[non-text data omitted from summary
 input]`, each distinct line once) plus 17; a user message adds its persisted sender suffix
 (` sender={"id":…}`); an assistant message counts text, thinking and each call's name and
-`JSON.stringify(arguments)`; a summary counts its summary only.
+`JSON.stringify(arguments)` (a text, thinking or name that is a list without CJK counts its
+`.length`, as `estimateStringChars` reads it); a summary counts its summary only.
 """
 
 from __future__ import annotations
@@ -50,6 +51,15 @@ from replaylab.upstream.openclaw_2026_9_6 import (
 def string_chars(text: str) -> int:
     """`estimateStringChars(text)`."""
     return weighted_length(text)
+
+
+def field_chars(value: Any) -> int | None:
+    """`estimateStringChars(value)` of an assistant item's field of any JSON type: a list whose
+    `String()` is ASCII counts its `.length` (no CJK to weigh). None where it throws or gives NaN
+    (`transcript.unestimable`): replaylab counts nothing of that item."""
+    if isinstance(value, str):
+        return string_chars(value)
+    return len(value) if isinstance(value, list) and js_string(value).isascii() else None
 
 
 def _block(block: Any) -> tuple[str | None, Any, Any]:
@@ -124,6 +134,19 @@ def _arguments_text(block: ToolCallBlock) -> str:
     return json_stringify(block.arguments)
 
 
+def _opaque_chars(item: Any) -> int:
+    """What `estimateTokens` counts of an assistant's item no block model reads (`text`, `thinking`
+    or a call's `name` of another type, read as `field_chars` reads it)."""
+    if not isinstance(item, dict):
+        return 0
+    kind = item.get("type")
+    if kind in ("text", "thinking"):
+        return field_chars(item.get(kind)) or 0
+    if kind == "toolCall" and (name := field_chars(item.get("name"))) is not None:
+        return name + string_chars(json_stringify(item["arguments"]) if "arguments" in item else "undefined")
+    return 0
+
+
 def estimate_tokens(message: Any) -> int:
     """`estimateTokens(message)`."""
     if excluded(message):
@@ -139,6 +162,8 @@ def estimate_tokens(message: Any) -> int:
                 chars += string_chars(block.name) + string_chars(_arguments_text(block))
             elif (call := opaque_call(block)) is not None:  # a call without an id: counted all the same
                 chars += string_chars(call[0]) + string_chars(call[1])
+            elif isinstance(block, OpaqueBlock):
+                chars += _opaque_chars(block.value)
         return math.ceil(chars / CHARS_PER_TOKEN)
     if isinstance(message, UserMessage):
         return math.ceil((content_chars(message.content) + string_chars(sender_suffix(message))) / CHARS_PER_TOKEN)

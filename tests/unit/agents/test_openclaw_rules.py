@@ -77,6 +77,18 @@ def test_a_text_of_another_type_is_counted_as_javascript_joins_it() -> None:
     assert counted("abcd", [], "efg") == 3  # "abcd\n\nefg": 9 chars
 
 
+def test_an_assistant_field_that_is_a_list_counts_its_length() -> None:
+    # `estimateStringChars` of a list whose `String()` has no CJK reads its `.length`: items, not chars
+    def counted(item: dict) -> int:
+        (entry,) = session(message("assistant", [item]))
+        return RULES.tokens(entry.message)
+
+    assert counted({"type": "text", "text": [{"type": "text", "text": None}]}) == 1
+    assert counted({"type": "thinking", "thinking": ["a"] * 5}) == 2
+    assert counted({"type": "toolCall", "name": ["ab"], "arguments": {}}) == 1  # 1 + len("{}") chars
+    assert counted({"type": "text", "text": 5}) == 0  # NaN upstream: replaylab counts nothing
+
+
 def test_an_excluded_message_counts_nothing_and_is_not_in_the_context() -> None:
     assert tokens({"role": "user", "content": "a long internal note", "excludeFromContext": True}) == 0
     path = session(message("user", "hi"), message("user", "note", excludeFromContext=True), message("assistant", []))
