@@ -190,3 +190,22 @@ def opaque_call_block(block: Any) -> ToolCallBlock | None:
     return ToolCallBlock.model_construct(
         id=value["id"], name=name if isinstance(name, str) else "", arguments=arguments
     )
+
+
+def opaque_list_chars(block: Any, assistant: bool) -> int:
+    """What pi's `estimateTokens` counts of an opaque item whose field it reads is a list:
+    JavaScript's `.length` of a list is its number of items. In an assistant message a `text`,
+    `thinking` or call `name` (the call's `JSON.stringify(arguments)` added); elsewhere a `text`.
+    0 for any other item: where pi's estimate throws or gives NaN, `transcript.unestimable` says so."""
+    if type(block) is not OpaqueBlock or not isinstance(block.value, dict):
+        return 0
+    value = block.value
+    kind = value.get("type")
+    if kind == "text" or (assistant and kind == "thinking"):
+        field = value.get(kind)
+        return len(field) if isinstance(field, list) else 0
+    if assistant and kind == "toolCall" and isinstance(value.get("name"), list) and "arguments" in value:
+        from replaylab.transcript.javascript import json_stringify, utf16_length
+
+        return len(value["name"]) + utf16_length(json_stringify(value["arguments"]))
+    return 0

@@ -28,7 +28,7 @@ from replaylab.transcript.model import (
     UserMessage,
 )
 from replaylab.transcript.object_content import written_as_string
-from replaylab.transcript.opaque_content import opaque_call
+from replaylab.transcript.opaque_content import opaque_call, opaque_list_chars
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, IMAGE_CHARS
 
 
@@ -36,7 +36,10 @@ def message_chars(message: Any) -> int:
     if isinstance(message, UserMessage):
         if isinstance(message.content, str):
             return utf16_length(message.content)
-        return sum(utf16_length(b.text) for b in message.content if isinstance(b, TextBlock))  # user images: 0
+        # user images: 0
+        return sum(
+            utf16_length(b.text) if isinstance(b, TextBlock) else opaque_list_chars(b, False) for b in message.content
+        )
     if isinstance(message, AssistantMessage):
         if written_as_string(message.content):  # pi walks the string's characters: none has a type
             return 0
@@ -51,6 +54,8 @@ def message_chars(message: Any) -> int:
                 chars += utf16_length(block.name) + utf16_length(json_stringify(block.arguments))
             elif (call := opaque_call(block)) is not None:  # a call without an id: pi counts it all the same
                 chars += utf16_length(call[0]) + utf16_length(call[1])
+            else:
+                chars += opaque_list_chars(block, True)
         return chars
     if isinstance(message, (ToolResultMessage, CustomMessage)):
         content = message.content
@@ -62,6 +67,8 @@ def message_chars(message: Any) -> int:
                 chars += utf16_length(block.text)
             elif isinstance(block, ImageBlock) or (type(block) is OpaqueBlock and block.type == "image"):
                 chars += IMAGE_CHARS  # pi reads only the type
+            else:
+                chars += opaque_list_chars(block, False)
         return chars
     if isinstance(message, BashExecutionMessage):
         return utf16_length(message.command) + utf16_length(message.output)

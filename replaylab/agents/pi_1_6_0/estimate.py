@@ -35,7 +35,7 @@ from replaylab.transcript.model import (
     UserMessage,
 )
 from replaylab.transcript.object_content import written_as_string
-from replaylab.transcript.opaque_content import opaque_call
+from replaylab.transcript.opaque_content import opaque_call, opaque_list_chars
 from replaylab.upstream.pi_1_6_0 import CHARS_PER_TOKEN, CONTEXT_EDIT_TYPE, IMAGE_CHARS, SYSTEM_ROLE
 
 
@@ -54,6 +54,8 @@ def content_chars(content: Any) -> int:
             text = _field(block, "text")
             if isinstance(text, str):
                 chars += utf16_length(text)
+            else:
+                chars += opaque_list_chars(block, False)
         elif kind == "image":
             chars += IMAGE_CHARS
     return chars
@@ -86,6 +88,8 @@ def message_chars(message: Any) -> int:
                 chars += utf16_length(block.name) + utf16_length(json_stringify(block.arguments))
             elif (call := opaque_call(block)) is not None:  # a call without an id: pi counts it all the same
                 chars += utf16_length(call[0]) + utf16_length(call[1])
+            else:
+                chars += opaque_list_chars(block, True)
         return chars
     if isinstance(message, (ToolResultMessage, CustomMessage)):
         return content_chars(message.content)

@@ -124,3 +124,27 @@ def test_a_role_of_any_json_type_is_an_unreadable_entry_not_a_crash(role: Any, c
     assert transcript.leaf_path()[-1].type == "unreadable"
     [problem] = [d for d in transcript.diagnostics if d.code == "invalid-entry"]
     assert problem.line == 3 and "role" in (problem.field or "")
+
+
+#: (role, item, pi's own chars for it): JavaScript's `.length` of a list is its number of items
+LISTED = [
+    ("user", {"type": "text", "text": ["a"] * 13}, 13),
+    ("toolResult", {"type": "text", "text": [{"x": 1}, 2] * 5}, 10),
+    ("assistant", {"type": "text", "text": [1, 2, 3, 4, 5]}, 5),
+    ("assistant", {"type": "thinking", "thinking": ["x"] * 9}, 9),
+    ("assistant", {"type": "toolCall", "name": ["a", "b"], "arguments": {"k": "vv"}}, 2 + len('{"k":"vv"}')),
+    ("user", {"type": "thinking", "thinking": ["x"] * 9}, 0),  # only an assistant's thinking is read
+]
+
+
+@pytest.mark.parametrize("profile", ["pi@0.73.1", "pi@1.6.0"])
+@pytest.mark.parametrize("role,item,chars", LISTED)
+def test_pi_counts_a_field_that_is_a_list_by_its_length(profile: str, role: str, item: Any, chars: int) -> None:
+    """pi's `estimateTokens` reads `text.length` (`thinking.length`, `name.length`) of a list as
+    its number of items, as of any value with a length."""
+    rules = rules_of(profile)
+    with_item = loads_transcript(_session(3, role, item)).leaf_path()
+    without = loads_transcript(_session(3, role, {"type": "video"})).leaf_path()  # a type pi reads nothing of
+    at = {"user": 0, "assistant": 1, "toolResult": 2}[role]
+    counted = rules.tokens(with_item[at].message) * 4 - rules.tokens(without[at].message) * 4
+    assert abs(counted - chars) < 4  # tokens round the chars up to a multiple of 4
