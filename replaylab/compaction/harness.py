@@ -25,9 +25,12 @@ Modes:
 * `auto`: pi's default compaction — summary + recent tail, no protection.
 * `aggressive`: a small tail and a summary without tool results — the negative control; it loses
   mutating events on purpose.
-* `manual`: OpenClaw's `/compact`: the safeguard summary, then the manual boundary
-  (`firstKeptEntryId` = the compaction's own id: summary + later entries only; the unsummarized
-  tail is lost, as upstream) — and after it, restated, every protected entry it removed.
+* `manual`: OpenClaw's `/compact`, as the item's OpenClaw release runs it
+  (`RuntimeRules.manual`): the safeguard summary and its restatements. 2026.4.12 (both pi
+  profiles' runtime) then moves the boundary to the leaf (`firstKeptEntryId` = the compaction's
+  own id: summary + later entries only; the unsummarized tail is lost, as upstream); 2026.9.6 keeps
+  the tail its cut keeps, and where that cut summarizes nothing it cuts again keeping no recent
+  tokens.
 """
 
 from __future__ import annotations
@@ -206,6 +209,11 @@ def _fitted_plan(
         tokens = agent_tokens(job, path, before, failing) if attempt == 0 else None
         plan = plan_compaction(job, path, before, keep_recent, calls, tokens)
         refused = nothing_after_boundary(job, plan, path)
+        if refused and attempt == 0 and job.manual is not None and job.manual.retries_keeping_nothing:
+            # the agent's `/compact` asks its cut once more keeping no recent tokens
+            keep_recent = 0
+            plan = plan_compaction(job, path, before, keep_recent, calls, tokens)
+            refused = nothing_after_boundary(job, plan, path)
         if attempt == 0 and (not refused or tokens is not None):
             refused = estimate_failure(job, path, before, plan, lines, failing) or refused
         if refused:

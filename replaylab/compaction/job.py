@@ -16,6 +16,7 @@ from replaylab.transcript.model import AnyEntry, MessageEntry, identifier_text
 from replaylab.transcript.tokens import estimate_context_tokens, estimate_tokens
 from replaylab.upstream.pi_0_73_1 import CHARS_PER_TOKEN, SUMMARY_MAX_TOKENS_SHARE, TURN_PREFIX_MAX_TOKENS_SHARE
 from replaylab.upstream.profiles import AgentProfile, default_profile, profiles
+from replaylab.upstream.runtime_rules import ManualCompactionRules, runtime_rules_named
 
 if TYPE_CHECKING:
     from replaylab.transcript.memo import ItemMemo
@@ -95,6 +96,16 @@ class Job:
     def profile(self) -> AgentProfile:
         """The item's agent profile (pi 0.73.1's without rules, or rules no profile names)."""
         return (profiles().get(self.rules.name) if self.rules is not None else None) or default_profile()
+
+    @cached_property
+    def manual(self) -> ManualCompactionRules | None:
+        """What the item's OpenClaw release does around a `/compact` (None: not the manual mode)."""
+        return runtime_rules_named(self.profile.runtime_rules).manual if self.mode == "manual" else None
+
+    @property
+    def boundary_at_leaf(self) -> bool:
+        """This compaction ends at the leaf: the tail after its cut is neither summarized nor kept."""
+        return self.manual is not None and self.manual.boundary_at_leaf
 
     def cut(self, path: list[AnyEntry], keep_recent: int, tokens: Callable[[Any], float] | None = None) -> Cut:
         """Where the agent cuts a compaction of `path` keeping about `keep_recent` tokens (its

@@ -44,7 +44,7 @@ class Plan:
 
     cut: Cut
     keep_recent: int
-    first_kept_index: int  # path index of the first kept entry (len(path) for manual)
+    first_kept_index: int  # path index of the first kept entry (len(path): a boundary at the leaf)
     dropped: list[AnyEntry]
     messages: list[Any]
     turn_prefix: list[Any]
@@ -85,14 +85,14 @@ def plan_compaction(
     `calls`: `path_calls(path)`, made once for every refit of the tail; `tokens`: the estimate the
     agent's cut is found with, when not the item's (`Job.cut`)."""
     cut = job.cut(path, keep_recent, tokens)
-    # manual writes its boundary at the leaf: everything after pi's cut is lost, as upstream
-    span_end = len(path) if job.mode == "manual" else cut.first_kept_index
+    # OpenClaw 2026.4.12's `/compact` moves its boundary to the leaf: everything after the cut is lost
+    span_end = len(path) if job.boundary_at_leaf else cut.first_kept_index
     # everything the window shows from before the cut is at stake, also a previous kept tail that
     # lies before the boundary (pi 0.58.3 starts after the previous compaction, and pi keeps nothing
     # before the new compaction's firstKeptEntryId) — unless pi finds nothing to compact at all,
     # which refuses the compaction as pi does (`nothing_after_boundary`)
     shown_from = cut.boundary_start
-    if cut.first_kept_index < len(path) or job.mode == "manual":
+    if cut.first_kept_index < len(path) or job.boundary_at_leaf:
         shown_from = min(shown_from, _window_start(path, cut.previous_compaction_index))
     protection = Protection()
     if job.safeguard_like:
@@ -169,12 +169,12 @@ def _window_start(path: list[AnyEntry], previous_index: int) -> int:
 
 def nothing_after_boundary(job: Job, plan: Plan, path: list[AnyEntry]) -> Failure | None:
     """pi's prepareCompaction finds nothing to summarize after the previous compaction's boundary
-    (manual summarizes up to the leaf whatever the cut)."""
+    (a `/compact` whose boundary moves to the leaf summarizes up to it whatever the cut)."""
     if job.rules is not None:  # the agent's own refusals (pi 0.73.1 has none beyond the ones below)
         refused = agent_refusal(job, path) or getattr(plan.cut, "refused", None)
         if refused:
             return Failure("agent_refuses", f"nothing to compact: {job.rules.name} would not compact here: {refused}")
-    if plan.cut.first_kept_index >= len(path) and job.mode != "manual":
+    if plan.cut.first_kept_index >= len(path) and not job.boundary_at_leaf:
         return Failure(
             "nothing_to_compact",
             "nothing to compact: no entries after the previous compaction's "
@@ -223,7 +223,7 @@ def run_skips(job: Job, before: list[WindowMessage]) -> Failure | None:
 
 def protected_entries(job: Job, path: list[AnyEntry], before: list[WindowMessage], calls: PathCalls) -> list[AnyEntry]:
     """Every entry safeguard must keep verbatim in this compaction's window, wherever its cut
-    falls: the protected entries among those the window before it shows (manual: all of them)."""
+    falls: the protected entries among those the window before it shows."""
     if not job.safeguard_like:
         return []
     shown = {w.entry_id for w in before}

@@ -129,6 +129,19 @@ class GiveUpTexts:
 
 
 @dataclass(frozen=True)
+class ManualCompactionRules:
+    """What OpenClaw's `/compact` (replaylab's `manual` mode) does around the compaction it asks for."""
+
+    #: the written compaction's boundary is moved to the leaf: its `firstKeptEntryId` becomes its own
+    #: id, so the unsummarized tail after the cut is gone (2026.4.12's `hardenManualCompactionBoundary`,
+    #: manual-compaction-boundary.ts); False: the tail its cut keeps stays (2026.9.6 has no such step)
+    boundary_at_leaf: bool
+    #: a cut that summarizes nothing is asked for once more keeping no recent tokens (2026.9.6's
+    #: `preflightManualSessionCompaction`, resource-loader-v8341X6T.mjs)
+    retries_keeping_nothing: bool
+
+
+@dataclass(frozen=True)
 class RuntimeRules:
     #: how profiles and the command line name it: `openclaw@<release>`
     name: str
@@ -142,6 +155,7 @@ class RuntimeRules:
     #: which classifier tables and logic apply (`compaction.error_classes`)
     classifiers: Literal["4.12", "9.6"]
     give_up: GiveUpTexts
+    manual: ManualCompactionRules
 
     def __str__(self) -> str:
         return self.name
@@ -197,6 +211,7 @@ OPENCLAW_2026_4_12 = RuntimeRules(
         max_overflow_compaction_attempts=OC412.MAX_OVERFLOW_COMPACTION_ATTEMPTS,
         max_timeout_compaction_attempts=OC412.MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     ),
+    manual=ManualCompactionRules(boundary_at_leaf=True, retries_keeping_nothing=False),
 )
 
 OPENCLAW_2026_9_6 = RuntimeRules(
@@ -247,6 +262,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         max_overflow_compaction_attempts=OC96.MAX_OVERFLOW_COMPACTION_ATTEMPTS,
         max_timeout_compaction_attempts=OC96.MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     ),
+    manual=ManualCompactionRules(boundary_at_leaf=False, retries_keeping_nothing=True),
 )
 
 RUNTIME_RULES: dict[str, RuntimeRules] = {r.name: r for r in (OPENCLAW_2026_4_12, OPENCLAW_2026_9_6)}

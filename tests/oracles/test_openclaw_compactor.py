@@ -23,7 +23,9 @@ import orjson
 import pytest
 from pydantic import TypeAdapter
 
-from replaylab.compaction import CompactParams
+from builders.linear import linear_jsonl, message
+from replaylab.agents import rules_of
+from replaylab.compaction import CompactParams, compact
 from replaylab.compactors.contract import params_json
 from replaylab.compactors.external import ExternalCompactor, SourceStates
 from replaylab.compactors.openclaw import COMPACT_ENTRY, OpenClawWorker, shared_worker
@@ -36,6 +38,7 @@ from replaylab.qa.pipeline import run_item
 from replaylab.qa.plan import RunOptions
 from replaylab.suite import Expectations, load_suite
 from replaylab.transcript import build_window, load_transcript
+from replaylab.transcript.memo import ItemMemo
 from replaylab.upstream.openclaw_2026_9_6 import QUALITY_CHECK_CANCEL_REASON
 from repo_paths import REPO_ROOT
 
@@ -546,3 +549,48 @@ def test_right_after_its_safeguard_compaction_openclaw_refuses_and_so_does_repla
     mine = compact(ours, writer=writer, memo=memo)
     assert not mine.success and mine.failure == "agent_refuses", mine.error
     assert "the leaf is a compaction a hook wrote" in (mine.error or "")
+
+
+# ---------------------------------------------------------------- replaylab's `manual` against `/compact`
+
+#: the whole context fits in a tail of 500 tokens: OpenClaw's `/compact` cuts again keeping none
+SMALL_SESSION = linear_jsonl(
+    {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"},
+    message("user", [{"type": "text", "text": "word " * 150}]),
+    message("assistant", [{"type": "text", "text": "word " * 150}], stopReason="stop"),
+    message("user", [{"type": "text", "text": "and the parcel?"}]),
+    message("assistant", [{"type": "text", "text": "on its way"}], stopReason="stop"),
+)
+
+
+@pytest.mark.parametrize(
+    "recording",
+    [*sorted(p for p in HELPDESK.glob("*.jsonl") if ".sub-" not in p.name), "small"],  # sessions, not sub-agents
+    ids=lambda r: getattr(r, "stem", str(r)),
+)
+def test_replaylabs_manual_mode_cuts_where_openclaws_own_compact_does(
+    openclaw: None, recording: Path | str, tmp_path: Path
+) -> None:
+    """Under OpenClaw 2026.9.6's rules `manual` keeps the tail OpenClaw's `/compact` keeps
+    (`preflightManualSessionCompaction`, again with `keepRecentTokens: 0` where its cut summarizes
+    nothing). Before, replaylab moved the boundary to the leaf, as 2026.4.12's `/compact` does."""
+    source = tmp_path / "small.jsonl"
+    if recording == "small":
+        source.write_bytes(SMALL_SESSION)
+    else:
+        source = Path(recording)
+    budget = {**BUDGET, "context_tokens": 200_000}
+    compactor = ExternalCompactor(OpenClawCompactor(), SourceStates(()), tmp_path)
+    copy = _copy(tmp_path / "theirs", source)
+    theirs = compactor(CompactParams(session_file=str(copy), compaction_mode="auto", **budget))
+    assert theirs.success, theirs.error
+    ours = compact(
+        CompactParams(session_file=str(_copy(tmp_path / "ours", source)), compaction_mode="manual", **budget),
+        memo=ItemMemo(rules=rules_of("openclaw@2026.9.6")),
+    )
+    assert ours.success, ours.error
+    path = load_transcript(source).leaf_path()
+    assert path[ours.cut_point.first_kept_index].id == theirs.first_kept_entry_id
+    # the tail OpenClaw keeps is in the compacted window, restated or not
+    kept = {e.id for e in path[ours.cut_point.first_kept_index :]}
+    assert kept <= {w.get("restates") or w["entryId"] for w in ours.compacted_window[1:]}
