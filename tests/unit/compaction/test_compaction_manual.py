@@ -17,7 +17,12 @@ import pytest
 from builders.linear import linear_jsonl, message
 from replaylab.agents import rules_of
 from replaylab.compaction import CompactParams, compact
+from replaylab.defects import Code
+from replaylab.qa.pipeline import run_item
+from replaylab.qa.plan import RunOptions
+from replaylab.suite import load_suite
 from replaylab.transcript.memo import ItemMemo
+from repo_paths import REPO_ROOT
 
 HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
 USAGE = {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110}
@@ -93,3 +98,18 @@ def test_openclaw_2026_9_6_refuses_a_compact_after_a_reset_as_before(tmp_path: P
     data = linear_jsonl(header, *_turns(5, BIG), {"type": "reset", "reason": "new"})
     manual = _compact(tmp_path, OPENCLAW, data, "manual")
     assert not manual.success and manual.failure == "agent_refuses", manual.error
+
+
+@pytest.mark.parametrize(("agent", "outcome"), [("openclaw@2026.9.6", "passed"), ("pi@0.73.1", "failed")])
+def test_a_tail_2026_9_6_keeps_leaves_no_value_lost_that_2026_4_12s_boundary_loses(agent: str, outcome: str) -> None:
+    """long-account-review in manual mode (the bundled OpenClaw suite's budget): a later turn needs
+    a ticket id that only the tail after the cut holds. OpenClaw 2026.9.6 keeps that tail, so the
+    compacted run asks what the recorded one did; 2026.4.12's boundary at the leaf loses it."""
+    suite = load_suite(REPO_ROOT / "suites" / "openclaw.yaml")
+    scenario = suite.scenarios[0]
+    recording = next(r for r in suite.recordings if r.stem == "long-account-review")
+    result = run_item(scenario, recording, RunOptions(mode="manual", agent=agent, verify_with_pi="off"))
+    assert result.outcome == outcome, result.reason
+    lost = [v for v in result.lost_values if "TCK-5007" in str(v)]
+    assert bool(lost) is (outcome == "failed"), result.lost_values
+    assert (Code.TOOL_SEQUENCE_DIVERGED in {d.code for d in result.defects}) is (outcome == "failed")
