@@ -75,7 +75,7 @@ def _request_leaves(transcript: Transcript, leaves: list[str]) -> list[str | dic
 def compare_file(oracle: AgentOracle, path: Path, tally: Tally, keeps: Iterable[int] = KEEPS) -> None:
     keeps = tuple(keeps)
     rules = _Memoized(rules_of(oracle.profile))
-    transcript = load_transcript(path)
+    transcript = load_transcript(path, navigation=oracle.profile.navigation)  # the tree the agent's load builds
     leaves = turn_leaves(transcript)
     if not leaves:
         tally.add("empty files")

@@ -164,7 +164,7 @@ def replay_and_compare(plan: ItemPlan, files: SourceFiles, work: Path, memo: Ite
     found = Evidence()
     cleanup = ExitStack()  # ends the tool process of live read tools with the item
     try:
-        transcript = load_transcript(files.recording)
+        transcript = load_transcript(files.recording, navigation=plan.profile.navigation)
         found = found.adding(diagnostics=tuple(str(d) for d in transcript.diagnostics))
         if plan.strict and any(d.severity == "error" for d in transcript.diagnostics):
             raise InputError(transcript.diagnostics)

@@ -262,9 +262,10 @@ def sweep_scenario(
     from replaylab.transcript.tokens import estimate_tokens
     from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
 
-    transcript = load_transcript(recording)
+    profile = profile_of_recording(recording)
+    transcript = load_transcript(recording, navigation=profile.navigation)  # as the item will read it
     path = transcript.leaf_path()
-    turns = split_turns(path, agent=profile_of_recording(recording))  # as the item will split them
+    turns = split_turns(path, agent=profile)  # as the item will split them
     # a turn whose input was typed while the agent's run went on is no point an agent compacts at
     with_inputs = [i for i, t in enumerate(turns) if i > 0 and t.inputs and not t.steered]
     if not with_inputs:
@@ -331,8 +332,9 @@ def sweep_one(session: SweepSession) -> SweepRow:
     started = time.perf_counter()
     path = Path(session.path)
     row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
-    leaf_path = load_transcript(path).leaf_path()
-    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile_of_recording(path)))
+    profile = profile_of_recording(path)
+    leaf_path = load_transcript(path, navigation=profile.navigation).leaf_path()
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile))
     for step in BUDGET_LADDER:
         scenario, compact_at, budget, tokens = sweep_scenario(path, session.source, step)
         row.compact_at, row.budget_tokens, row.window_tokens, row.budget_share = compact_at, budget, tokens, step[0]
@@ -393,8 +395,9 @@ def sweep_defaults_one(session: SweepSession, agent: str | None = None) -> Sweep
     started = time.perf_counter()
     path = Path(session.path)
     row = SweepRow(source=session.source, session=path.name.removesuffix(".jsonl"), child=session.child)
-    leaf_path = load_transcript(path).leaf_path()
-    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile_of_recording(path)))
+    profile = profile_of_recording(path)
+    leaf_path = load_transcript(path, navigation=profile.navigation).leaf_path()
+    row.entries, row.turns = len(leaf_path), len(split_turns(leaf_path, agent=profile))
     row.compact_at = "auto"
     scenario = defaults_scenario(path, session.source)
     if agent is not None:

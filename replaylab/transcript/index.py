@@ -27,6 +27,7 @@ from replaylab.transcript.jsonl import recovered_objects, strip_line
 from replaylab.transcript.migrate import migrate_v2_obj
 from replaylab.transcript.model import ENTRY_ADAPTER, AnyEntry, CompactionEntry, SessionHeader, unreadable_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+from replaylab.upstream.profiles import Navigation
 
 if TYPE_CHECKING:
     from replaylab.transcript.leaf_controls import LeafControls
@@ -72,6 +73,9 @@ class TranscriptIndex:
     #: where OpenClaw's navigation stands after the last entry (an eager load's only: a working
     #: copy's writer reads its appends on from there)
     navigation: LeafControls | None = field(default=None, repr=False)
+    #: the navigation its tree was built with (`load_transcript`'s): a re-read of the same
+    #: file, as a working copy's writer makes, builds it alike
+    read_as: Navigation | None = None
 
     # ------------------------------------------------------------ the tree
 

@@ -30,8 +30,9 @@ that leaf (`appendCanonicalNavigationEntry`, and `SessionManager.adoptPersistedE
 the side entries stay off the path. A file that ends with side appends resumes at the last entry
 before them (`side`: the index's leaf skips them).
 
-In OpenClaw 2026.9's own files (`attach_parentless`), an entry with no `parentId` key at all
-continues from the leaf (`appendCanonicalNavigationEntry`'s `!hasParentId`); pi reads it as a root.
+In the files OpenClaw 2026.9 navigates (`attach_parentless`: its own, and version-3 ones read under
+its profile, which it does not migrate), an entry with no `parentId` key at all continues from the
+leaf (`appendCanonicalNavigationEntry`'s `!hasParentId`); pi reads it as a root.
 There too, an entry OpenClaw's schema keeps aside leaves its load where it stands; when it still
 links to a parent (`parseParentLinkedOpaqueEntry`), the entry written next to it continues from
 the leaf (`appendCanonicalNavigationEntry`: `parentId === appendParentId` while the leaf is another
@@ -56,7 +57,7 @@ class LeafControls:
     validated, `read` after it is placed."""
 
     def __init__(self, *, attach_parentless: bool = False) -> None:
-        #: an entry with no `parentId` key continues from the leaf (OpenClaw 2026.9's files only)
+        #: an entry with no `parentId` key continues from the leaf (the files OpenClaw 2026.9 navigates only)
         self.attach_parentless = attach_parentless
         #: the side appends and the records kept aside read (a file's leaf is the last entry that is none)
         self.side: set[str] = set()
@@ -78,7 +79,7 @@ class LeafControls:
         self.aside_link: str | None = None
         #: the records OpenClaw's schema kept aside with a link → that link
         self.aside_parents: dict[str, object] = {}
-        #: how OpenClaw's schema reads the record `place` just read (OpenClaw's files only):
+        #: how OpenClaw's schema reads the record `place` just read (the files OpenClaw navigates only):
         #: None indexed, "linked" kept aside with a link, "unlinked" kept aside without one
         self.schema_aside: str | None = None
 

@@ -26,6 +26,7 @@ from replaylab.transcript.memo import identity
 from replaylab.transcript.model import AnyEntry, SessionHeader
 from replaylab.transcript.parse import build_index, index_bytes
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+from replaylab.upstream.profiles import Navigation
 
 if TYPE_CHECKING:
     from replaylab.transcript.leaf_controls import LeafControls
@@ -51,6 +52,8 @@ class Transcript:
     side_ids: set[str] = field(default_factory=set, repr=False)
     #: where OpenClaw's navigation stood after the last entry parsed (`TranscriptIndex.navigation`)
     navigation: LeafControls | None = field(default=None, repr=False, compare=False)
+    #: the navigation its tree was built with (`load_transcript`'s `navigation`)
+    read_as: Navigation | None = field(default=None, repr=False, compare=False)
     #: the leaf path's ids as the load found them, with the `by_id`, its size and the leaf they hold
     #: for: following them through `by_id` touches no entry, where a walk reads every entry's parent
     _loaded_leaf_path: tuple[dict[str, AnyEntry], int, str | None, list[str]] | None = field(
@@ -115,7 +118,12 @@ class Transcript:
 
 
 def load_transcript(
-    path: str | Path, *, strict: bool = False, lazy: bool = False, recover_glued_lines: bool = False
+    path: str | Path,
+    *,
+    strict: bool = False,
+    lazy: bool = False,
+    recover_glued_lines: bool = False,
+    navigation: Navigation | None = None,
 ) -> Transcript:
     """Read a transcript file. Raises `InputError` only when nothing usable can be read
     (missing file, a directory) or when `strict` and any problem was found.
@@ -133,12 +141,22 @@ def load_transcript(
 
     `recover_glued_lines`: read each object of a line that holds several (pi drops the line, and
     by default so does replaylab: the window is then pi's).
+
+    `navigation`: whose load the file's tree follows, the item's profile's (`AgentProfile.navigation`):
+    pi's links as written, whatever the version, or OpenClaw 2026.9's navigation, for every file it
+    does not migrate; None (no agent named): OpenClaw's for its own version-4 files, pi's links for
+    the others. Every later walk (`path_to`, `leaf_path`) follows that tree.
     """
     path = Path(path)
     try:
         with open_regular(path, buffering=READ_BUFFER) as handle:
             index, models = build_index(
-                handle, path, name=path, keep_models=not lazy, recover_glued_lines=recover_glued_lines
+                handle,
+                path,
+                name=path,
+                keep_models=not lazy,
+                recover_glued_lines=recover_glued_lines,
+                navigation=navigation,
             )
     except FileNotFoundError:
         raise InputError([diagnostic(path, None, "missing-file", "no such file")]) from None
@@ -154,12 +172,14 @@ def load_transcript(
     return transcript
 
 
-def loads_transcript(data: bytes, *, path: Path | None = None, lazy: bool = False) -> Transcript:
+def loads_transcript(
+    data: bytes, *, path: Path | None = None, lazy: bool = False, navigation: Navigation | None = None
+) -> Transcript:
     """Parse transcript bytes (see `load_transcript`); `lazy` keeps `data` and re-reads from it."""
     if lazy:
-        return LazyTranscript(index_bytes(data, path=path))
+        return LazyTranscript(index_bytes(data, path=path, navigation=navigation))
     name = Path(path) if path else Path("<memory>")
-    index, models = build_index(io.BytesIO(data), path, name=name, keep_models=True)
+    index, models = build_index(io.BytesIO(data), path, name=name, keep_models=True, navigation=navigation)
     assert models is not None
     return _eager(index, models)
 
@@ -179,6 +199,7 @@ def _eager(index: TranscriptIndex, models: list[AnyEntry]) -> Transcript:
         newlines=index.newlines,
         side_ids=index.side_ids,
         navigation=index.navigation,
+        read_as=index.read_as,
         _loaded_leaf_path=(by_id, len(by_id), index.leaf_id, index.leaf_path_ids()),
     )
 
@@ -202,6 +223,7 @@ class LazyTranscript(Transcript):
             source_version=index.source_version,
             line_of=index.line_of,
             by_id=_LazyById(index),  # type: ignore[arg-type]
+            read_as=index.read_as,
         )
         self.index = index
 

@@ -8,6 +8,9 @@ diagnostic. The rules (pi's, never silent; see load.py's docstring):
   (`jsonl`);
 * line 1 should be the `session` header; v1/v2 files are migrated in memory (v1 ids `l<line>`;
   `migrate`); version 4 (OpenClaw 2026.9's) is read as version 3, as OpenClaw reads it;
+* the tree of a file OpenClaw 2026.9 navigates (under its profile every file it does not migrate;
+  with no agent named, its own version-4 files: the load's `navigation`) is built with its
+  navigation (`leaf_controls`); else with pi's links, as pi reads any file;
 * a message's content item no block model reads is kept in it as written, an opaque block,
   and reported (`opaque_content`);
 * every entry is validated; an invalid one is reported and stays on the path as an entry with no
@@ -61,6 +64,7 @@ from replaylab.transcript.unestimable import argumentless_call, unestimable_diag
 from replaylab.transcript.unlinked_parent import unlinked_parent_note, unlinked_parent_patch
 from replaylab.upstream.openclaw_2026_9_6 import CURRENT_SESSION_VERSION as OPENCLAW_SESSION_VERSION
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+from replaylab.upstream.profiles import Navigation
 
 #: what became of an entry that failed validation but whose link could be read
 UNREADABLE_OUTCOME = (
@@ -69,41 +73,69 @@ UNREADABLE_OUTCOME = (
 )
 
 
-def index_file(path: str | Path, *, recover_glued_lines: bool = False) -> TranscriptIndex:
+def index_file(
+    path: str | Path, *, recover_glued_lines: bool = False, navigation: Navigation | None = None
+) -> TranscriptIndex:
     """Index a transcript file in one streaming pass (memory: the skeleton, not the entries).
     Raises OSError for a file that cannot be opened or is not a regular file (`NotAFileError`);
     `load_transcript` turns those into `InputError`s."""
     path = Path(path)
     with open_regular(path, buffering=READ_BUFFER) as handle:
-        index, _ = build_index(handle, path, name=path, keep_models=False, recover_glued_lines=recover_glued_lines)
+        index, _ = build_index(
+            handle, path, name=path, keep_models=False, recover_glued_lines=recover_glued_lines, navigation=navigation
+        )
     return index
 
 
-def index_bytes(data: bytes, *, path: Path | None = None, recover_glued_lines: bool = False) -> TranscriptIndex:
+def index_bytes(
+    data: bytes, *, path: Path | None = None, recover_glued_lines: bool = False, navigation: Navigation | None = None
+) -> TranscriptIndex:
     """Index transcript bytes held in memory (`load_entries` reads from them)."""
     name = Path(path) if path else Path("<memory>")
     index, _ = build_index(
-        io.BytesIO(data), path, name=name, keep_models=False, recover_glued_lines=recover_glued_lines
+        io.BytesIO(data),
+        path,
+        name=name,
+        keep_models=False,
+        recover_glued_lines=recover_glued_lines,
+        navigation=navigation,
     )
     index.data = data
     return index
 
 
 def build_index(
-    lines: Iterable[bytes], path: Path | None, *, name: Path, keep_models: bool, recover_glued_lines: bool = False
+    lines: Iterable[bytes],
+    path: Path | None,
+    *,
+    name: Path,
+    keep_models: bool,
+    recover_glued_lines: bool = False,
+    navigation: Navigation | None = None,
 ) -> tuple[TranscriptIndex, list[AnyEntry] | None]:
     """The pass over `lines` (raw lines with their newline, as iterating a binary file gives
     them; their byte offsets are what `load_entries` seeks to). With `keep_models` also returns
     every entry's model in file order (what `load_transcript` keeps); without, only the index.
     The cyclic GC is held off for the pass (`collector`): what it creates either lives to the
-    end or dies by refcount, so collections would only rescan it."""
+    end or dies by refcount, so collections would only rescan it.
+
+    `navigation`: the tree as pi reads any file, or as OpenClaw 2026.9 reads a file it does not
+    migrate (the item's profile says which); None: OpenClaw's for a version-4 file, else pi's."""
     with collector_held_off():
-        return _Pass(path, name, keep_models, recover_glued_lines).run(lines)
+        return _Pass(path, name, keep_models, recover_glued_lines, navigation).run(lines)
 
 
 class _Pass:
-    def __init__(self, path: Path | None, name: Path, keep_models: bool, recover_glued_lines: bool = False):
+    def __init__(
+        self,
+        path: Path | None,
+        name: Path,
+        keep_models: bool,
+        recover_glued_lines: bool = False,
+        navigation: Navigation | None = None,
+    ):
         self.path = path
+        self.navigation = navigation
         self.name = name
         self.keep = keep_models
         self.reader = LineReader(name, recover_glued_lines=recover_glued_lines)
@@ -128,15 +160,26 @@ class _Pass:
             )
             header = SessionHeader(id=self.name.stem, version=CURRENT_SESSION_VERSION)
             empty = TranscriptIndex(
-                path=self.path, header=header, diagnostics=reader.diagnostics, newlines=reader.newlines
+                path=self.path,
+                header=header,
+                diagnostics=reader.diagnostics,
+                newlines=reader.newlines,
+                read_as=self.navigation,
             )
             return empty, ([] if self.keep else None)
         header, skip_first = self._header(first)
         written = first[0][1].get("version") if skip_first else None
         # pydantic reads "1.0" or "3" as a number: the version as written is what is reported
         version = self._version(written if header.version is not None and skip_first else header.version)
-        openclaw = version == OPENCLAW_SESSION_VERSION
-        if openclaw:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
+        if self.navigation is None:  # no agent named: OpenClaw's own files are read as it reads them
+            openclaw = version == OPENCLAW_SESSION_VERSION
+        elif self.navigation == "openclaw":
+            openclaw = version == OPENCLAW_SESSION_VERSION or _navigated_by_openclaw(
+                first[0][1] if skip_first else None
+            )
+        else:  # pi walks every file's links as written, whatever its version
+            openclaw = False
+        if version == OPENCLAW_SESSION_VERSION:  # OpenClaw 2026.9's: entries read as version 3's, as it reads them
             version = CURRENT_SESSION_VERSION
         elif version > CURRENT_SESSION_VERSION:
             self.header_diags.append(
@@ -150,7 +193,9 @@ class _Pass:
                 )
             )
         stream: Iterator[Item] = chain(first[1:] if skip_first else first, items)
-        index = TranscriptIndex(path=self.path, header=header, diagnostics=[], source_version=version)
+        index = TranscriptIndex(
+            path=self.path, header=header, diagnostics=[], source_version=version, read_as=self.navigation
+        )
         relinked: list[int] = []
         if version < 2:
             stream = migrate_v1(stream, relinked)
@@ -259,8 +304,8 @@ class _Pass:
         self, stream: Iterator[Item], index: TranscriptIndex, *, migrate_v2: bool, openclaw: bool = False
     ) -> list[AnyEntry] | None:
         """Validate each object; record the skeleton (and the model when keeping them).
-        `openclaw`: an OpenClaw 2026.9 file (version 4), whose load attaches an entry with no
-        `parentId` key to its leaf.
+        `openclaw`: a file OpenClaw 2026.9 navigates (version 4, or 3 under its profile), whose load
+        attaches an entry with no `parentId` key to its leaf.
 
         Without models, entries are validated by `skeleton_validator()`: the same schema, but
         giving plain dicts (much cheaper than building models that are dropped at once). When
@@ -420,6 +465,16 @@ class _Pass:
         self.acyclic = not (duplicates or forward)
         self.pairing = pairing
         return models
+
+
+def _navigated_by_openclaw(header: dict[str, Any] | None) -> bool:
+    """Whether OpenClaw 2026.9 reads this header's file as its own: one it does not migrate (a header
+    its schema finds, `version ?? 1` at least 3 as JavaScript compares it), whose entries its
+    schema sorts and its navigation places as a version-4 file's (`SessionManager.buildIndex`)."""
+    if header is None or not isinstance(header.get("id"), str):
+        return False  # no header OpenClaw finds: a version-1 file it migrates
+    number = _js_number(header.get("version", 1))
+    return number is not None and number >= CURRENT_SESSION_VERSION
 
 
 def _usage_note(obj: dict[str, Any]) -> str | None:

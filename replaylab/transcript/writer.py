@@ -50,6 +50,7 @@ from replaylab.json_dump import compact_json
 from replaylab.transcript.leaf_controls import KEEP
 from replaylab.transcript.model import ENTRY_ADAPTER, dump_entry
 from replaylab.upstream.pi_0_73_1 import CURRENT_SESSION_VERSION
+from replaylab.upstream.profiles import Navigation
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -76,6 +77,7 @@ class TranscriptWriter:
         self.durable = durable
         self._mirror: Transcript | None = None  # see transcript()
         self._newlines = 0  # newline bytes in the file while the mirror is kept: the appended entries' line numbers
+        self._read_as: Navigation | None = None  # the navigation each parse of the file builds its tree with
         if _copied is not None:  # `working_copy`: the sha256 of the bytes it wrote, their size and last byte
             self._hash, self._size, self._last_byte = _copied
             self._digest = self._hash.hexdigest()
@@ -177,6 +179,8 @@ class TranscriptWriter:
                 with open(destination, "rb") as copied:
                     digest = _digest_of(copied)
         writer = cls(destination, durable=False, _token=_OWNER, _copied=(digest, size, last))
+        if parsed is not None:  # the copy is read as its recording was, under the item's profile
+            writer._read_as = parsed.read_as
         from replaylab.transcript.load import LazyTranscript
 
         if (
@@ -234,7 +238,7 @@ class TranscriptWriter:
             if self._mirror is None:
                 from replaylab.transcript.load import load_transcript
 
-                return load_transcript(self.path)
+                return load_transcript(self.path, navigation=self._read_as)
         return _snapshot(self._mirror, newlines=self._newlines)
 
     def _parse_sealed(self) -> Transcript | None:
@@ -247,7 +251,7 @@ class TranscriptWriter:
         data = self.path.read_bytes()
         if not self._still_sealed() or len(data) != self._size:
             return None
-        parsed = loads_transcript(data, path=self.path)
+        parsed = loads_transcript(data, path=self.path, navigation=self._read_as)
         self._newlines = parsed.newlines if parsed.newlines is not None else data.count(b"\n")
         return parsed
 

@@ -42,6 +42,11 @@ FALLBACK = "pi@0.73.1"
 #: JavaScript's default `.sort()` / `.toSorted()` compares strings, or by code points (Python's)
 FileListsOrder = Literal["utf16-units", "code-points"]
 
+#: how a load builds a file's tree: `pi`, its `parentId` links as written, whatever the file's
+#: version (pi's `getBranch`; pi checks no version above its own); `openclaw`, OpenClaw 2026.9's
+#: navigation, which reads every file it does not migrate as it reads its own (`transcript.parse`)
+Navigation = Literal["pi", "openclaw"]
+
 
 @dataclass(frozen=True)
 class FileOpsRules:
@@ -227,6 +232,15 @@ class AgentProfile:
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def navigation(self) -> Navigation:
+        """The navigation the agent's load reads a file with (`transcript.load_transcript`).
+        OpenClaw 2026.9.6, the OpenClaw profile, migrates no version-3 file
+        (session-manager-codec-DW3_Rlj9.mjs `migrateToCurrentVersion`), sorts its entries by its schema
+        as a version-4 file's (transcript-payload-qsg5dB6v.mjs `partitionSessionFileEntries`) and
+        navigates both alike (session-manager-DjC09C_X.mjs `buildIndex`); pi walks the links as written."""
+        return "openclaw" if self.agent == "openclaw" else "pi"
 
     @property
     def label(self) -> str:

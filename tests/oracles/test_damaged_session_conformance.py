@@ -22,7 +22,10 @@ from replaylab.transcript import load_transcript
 from replaylab.transcript.model import UnreadableEntry
 from replaylab.upstream.profiles import profiles
 
-SEEDS = fuzz_seeds(12)
+#: version-3 files OpenClaw navigates apart from pi's links: a parentId of another type, under it a
+#: record its schema keeps aside, and the entry written to that record (`AgentProfile.navigation`)
+VERSION3_NAVIGATED = (207, 727)
+SEEDS = [*fuzz_seeds(12), *VERSION3_NAVIGATED]
 PROFILES = sorted(profiles())
 
 
