@@ -10,6 +10,7 @@ The chain (`run.ts`, §5.3) for one run: after each attempt —
    the window and fewer than `MAX_TIMEOUT_COMPACTION_ATTEMPTS` timeout compactions so far ⇒
    compact (`timeout_recovery`) and retry;
 2. an overflow (the prompt error if there is one, else the last assistant error; skipped if aborted):
+   0. from 2026.9.6 on, a provider's request-size ceiling ⇒ give up at once (step d);
    a. the attempt already compacted in-attempt (pi) ⇒ count an attempt, retry **without** compacting;
    b. else, fewer than `MAX_OVERFLOW_COMPACTION_ATTEMPTS` attempts ⇒ count, compact (`overflow`),
       retry if it compacted (a compaction that did not happen says why: `StepOutcome.failure`);
@@ -417,6 +418,8 @@ def run_with_recovery(
         diag = diag_id_factory()
         out.diag_id = diag
         failure = is_compaction_failure_error(text, rules)
+        if rules.give_up.surfaces_request_size_ceiling and oc96.is_provider_request_size_ceiling_error(text):
+            return _give_up(out, text, failure, diag, rules)
         max_attempts = rules.give_up.max_overflow_compaction_attempts
         had_in_attempt = result.in_attempt_compactions > 0
         if not failure and had_in_attempt and out.overflow_compaction_attempts < max_attempts:
@@ -460,9 +463,13 @@ def run_with_recovery(
                 out.window = step.window if step.window is not None else out.window
                 continue
             out.steps.append(RecoveryStep("truncation_failed", step.reason or "nothing truncated", diag))
-        out.error_kind = COMPACTION_FAILURE_ERROR_KIND if failure else CONTEXT_OVERFLOW_ERROR_KIND
-        out.error_message, out.user_text = text, rules.give_up.overflow_user_text
-        out.steps.append(RecoveryStep("give_up", out.error_kind, diag))
-        return out
+        return _give_up(out, text, failure, diag, rules)
     out.error_kind, out.user_text = "run_loop_exhausted", RUN_LOOP_EXHAUSTED_TEXT
+    return out
+
+
+def _give_up(out: RecoveryOutcome, text: str, failure: bool, diag: str, rules: RuntimeRules) -> RecoveryOutcome:
+    out.error_kind = COMPACTION_FAILURE_ERROR_KIND if failure else CONTEXT_OVERFLOW_ERROR_KIND
+    out.error_message, out.user_text = text, rules.give_up.overflow_user_text
+    out.steps.append(RecoveryStep("give_up", out.error_kind, diag))
     return out

@@ -126,6 +126,12 @@ class GiveUpTexts:
     preflight_failed_user_text: str | None
     max_overflow_compaction_attempts: int
     max_timeout_compaction_attempts: int
+    #: an overflow whose text is a provider's request-size ceiling (a per-minute token limit the
+    #: request alone exceeds) is surfaced at once, neither compacted nor truncated: no smaller
+    #: context brings one request under it (2026.9.6's `recoverEmbeddedRunOverflow` →
+    #: `isProviderRequestSizeCeilingError`, embedded-agent-BaH7wGBd.mjs); 2026.4.12 reads no such
+    #: text as an overflow
+    surfaces_request_size_ceiling: bool = False
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         preflight_failed_user_text=OC96.PREFLIGHT_COMPACTION_FAILED_USER_TEXT,
         max_overflow_compaction_attempts=OC96.MAX_OVERFLOW_COMPACTION_ATTEMPTS,
         max_timeout_compaction_attempts=OC96.MAX_TIMEOUT_COMPACTION_ATTEMPTS,
+        surfaces_request_size_ceiling=True,
     ),
     manual=ManualCompactionRules(boundary_at_leaf=False, retries_keeping_nothing=True),
 )

@@ -275,3 +275,26 @@ def test_snapshot_choice_on_timeout():
         current_session_id="s2",
     )
     assert choice.source == "current"
+
+
+def test_2026_9_6_surfaces_a_request_size_ceiling_without_compacting_or_truncating():
+    """OpenClaw 2026.9.6's `recoverEmbeddedRunOverflow` reads a TPM limit the request alone
+    exceeds as an overflow, and surfaces it at once: no compaction, no truncation, even after an
+    in-attempt compaction; another overflow text still compacts."""
+    from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
+
+    big = [MESSAGE_ADAPTER.validate_python({"role": "toolResult", "toolCallId": "c", "content": "z" * 70_000})]
+    for attempt in (overflow(GROQ_TPM, messages=big), overflow(GROQ_TPM, in_attempt_compactions=1)):
+        compact, truncate = Spy([True]), Spy([StepOutcome(True)])
+        out = run_with_recovery(
+            FakeProvider([attempt, OK]), compact, truncate, context_tokens=200_000, rules=OPENCLAW_2026_9_6
+        )
+        assert not out.ok and out.attempts == 1 and compact.calls == [] and truncate.calls == []
+        assert out.error_kind == "context_overflow" and out.error_message == GROQ_TPM
+        assert out.user_text == OPENCLAW_2026_9_6.give_up.overflow_user_text
+        assert [s.kind for s in out.steps] == ["attempt", "give_up"]
+    compact = Spy([True])
+    out = run_with_recovery(
+        FakeProvider([overflow(), OK]), compact, Spy([]), context_tokens=200_000, rules=OPENCLAW_2026_9_6
+    )
+    assert out.ok and len(compact.calls) == 1

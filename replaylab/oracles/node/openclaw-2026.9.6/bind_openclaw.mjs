@@ -106,6 +106,7 @@ export const FUNCTIONS = {
   // --- overflow give-up texts ---
   renderOverflowResetGuidance: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
   renderRecoverySideEffectCaution: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
+  recoverEmbeddedRunOverflow: { file: "embedded-agent-BaH7wGBd.mjs", local: true, src: "src/agents/embedded-agent-runner/run/overflow-context-recovery.ts" },
 };
 
 const { check, bind } = binder({

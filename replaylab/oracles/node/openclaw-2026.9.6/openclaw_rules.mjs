@@ -40,6 +40,12 @@
 // errorFacts(text)                                           which @openclaw/ai overflow scopes match, and the
 //                                                            request-size-ceiling / rate-limit / billing predicates
 // renderOverflowResetGuidance(attempt) · renderRecoverySideEffectCaution(attempt)
+// overflowRecoveryDecision(promptErrorText, attemptCompactionCount)   as the run loop asks
+//                                                            recoverEmbeddedRunOverflow after an attempt that
+//                                                            failed with that prompt error (a 200,000-token budget,
+//                                                            no overflow compaction yet, tool-result truncation
+//                                                            already tried) → its decision, where it needs no
+//                                                            compaction of its own: {action, kind?, errorText?, userText?}
 // qualityGuardDefaults()                                     the safeguard runtime OpenClaw's extension factory
 //                                                            sets from an empty config, and the resolvers' defaults
 // fileOperations(messages, previous?)                        as prepareCompaction's extractFileOperations fills
@@ -87,6 +93,7 @@ const oc = await bindOpenClaw([
   "buildSafeToolName",
   "renderOverflowResetGuidance",
   "renderRecoverySideEffectCaution",
+  "recoverEmbeddedRunOverflow",
   "resolveQualityGuardMaxRetries",
   "resolveRecentTurnsPreserve",
   "buildEmbeddedExtensionFactories",
@@ -192,6 +199,29 @@ const FNS = {
   }),
   renderOverflowResetGuidance: (attempt) => oc.renderOverflowResetGuidance(attempt),
   renderRecoverySideEffectCaution: (attempt) => oc.renderRecoverySideEffectCaution(attempt),
+  overflowRecoveryDecision: (text, attemptCompactionCount) => {
+    const promptError = new Error(text);
+    const noop = () => {};
+    return oc.recoverEmbeddedRunOverflow({
+      promptError,
+      aborted: false,
+      signalOwnedInterruption: false,
+      genericCompactionRecoveryAllowed: true,
+      contextTokenBudget: 200000,
+      attemptCompactionCount,
+      state: { overflowCompactionAttempts: 0, toolResultTruncationAttempted: true },
+      attempt: {
+        terminal: { kind: "failed", error: promptError, source: "prompt" },
+        replayMetadata: { replaySafe: true, hadPotentialSideEffects: false },
+      },
+      runParams: { runId: "replaylab-oracle" },
+      modelSelection: { provider: "replaylab", model: "oracle" },
+      getActiveSession: () => ({ id: "replaylab-oracle" }),
+      assertRecoveryActive: noop,
+      markOwnedTranscriptRetry: noop,
+      prepareCurrentTranscriptRetry: noop,
+    });
+  },
   qualityGuardDefaults: () => {
     const sessionManager = {};
     const factories = oc.buildEmbeddedExtensionFactories({
