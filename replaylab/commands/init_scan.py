@@ -318,13 +318,13 @@ def _claude_code_titles_only(path: Path) -> bool:
 
 
 def _read_recording(path: Path, base: ToolClassifier, result: Scan) -> Recording | None:
+    profile = profile_of_recording(path)
     try:
-        transcript = load_transcript(path)
+        transcript = load_transcript(path, navigation=profile.navigation)  # as its items will read it
     except InputError as exc:
         result.problems.extend(exc.diagnostics)
         return None
     classifier = _classifier_beside(path, base, result)
-    profile = profile_of_recording(path)
     leaf_path = transcript.leaf_path()
     calls = mutating = 0
     # the calls the ledger counts: a call of a failed reply that nothing answered never ran

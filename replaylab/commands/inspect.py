@@ -117,15 +117,15 @@ def run(args: argparse.Namespace) -> int:
             else:
                 reports.append(foreign_report(path, foreign))
             continue
-        try:
-            transcript = load_transcript(path, strict=args.strict)
+        choice = ProfileChoice(named, "named by --agent") if named else recording_profile(path)
+        try:  # read into the tree of the agent whose rules apply
+            transcript = load_transcript(path, strict=args.strict, navigation=choice.profile.navigation)
         except InputError as exc:
             if not args.strict:
                 raise
             rejected.extend(exc.diagnostics)
             continue
         classifier, source = _classifier_for(path, base, args)
-        choice = ProfileChoice(named, "named by --agent") if named else recording_profile(path)
         reports.append(inspect_transcript(transcript, classifier, source, choice.profile, choice.reason))
     if args.json:
         sys.stdout.write(orjson.dumps(reports, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -102,7 +102,9 @@ def compact(
             "pass the writer's own file as sessionFile"
         )
     result.recording_sha256 = _recording_sha256(session_file, writer)
-    transcript = writer.transcript() if writer is not None else load_transcript(session_file)
+    # the item's agent reads the file into its own tree (no rules: OpenClaw's files OpenClaw's way)
+    navigation = job.profile.navigation if job.rules is not None else None
+    transcript = writer.transcript() if writer is not None else load_transcript(session_file, navigation=navigation)
     path = _leaf_path(transcript, params.leaf_id, session_file, memo)
     if memo is None and restates_any(path):
         # its steps read the path again (the ledger, the refusal, the protected ids, the window, the

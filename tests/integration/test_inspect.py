@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from builders.version3_navigation import no_parent_key, session_bytes
 from replaylab.replay.loop import window_tokens
 from replaylab.safety import ToolClassifier, build_ledger
 from replaylab.transcript.context import build_window
@@ -274,3 +275,17 @@ def test_largest_real_transcript(shared_data: Path) -> None:
     assert file_sha256(path) == before
     text = inspect(path)
     assert text.returncode == 1 and f"{path}:628: error[missing-tool-result]" in text.stdout
+
+
+@pytest.mark.parametrize(("agent", "leaf_path"), [("openclaw@2026.9.6", 3), ("pi@1.6.0", 1)])
+def test_a_version3_file_is_read_into_the_tree_of_the_agent_whose_rules_apply(
+    tmp_path: Path, agent: str, leaf_path: int
+) -> None:
+    """An entry with no `parentId` continues from OpenClaw's leaf (it migrates no version-3 file);
+    pi reads it as a root."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(session_bytes(no_parent_key()))
+    done = inspect(path, "--json", "--agent", agent)
+    assert done.returncode in (0, 1), done.stderr
+    (report,) = json.loads(done.stdout)
+    assert report["agent"] == agent and report["leafPathLength"] == leaf_path

@@ -1104,3 +1104,38 @@ def test_a_call_whose_recorded_nested_calls_wrote_or_are_incomplete_is_protected
     assert result.success and result.findings == [] and result.mutated_event_ids == [call_id]
     assert result.protected_entry_ids == [cell, answer]
     assert [_source(w) for w in result.compacted_window[1:]][:2] == [cell, answer]
+
+
+@pytest.mark.parametrize(("agent", "compacts"), [("openclaw@2026.9.6", True), ("pi@1.6.0", False)])
+def test_compact_reads_the_file_into_the_tree_of_the_items_agent(tmp_path: Path, agent: str, compacts: bool) -> None:
+    """A version-3 file whose last user message has no `parentId`: OpenClaw 2026.9.6 continues it
+    from its leaf (it migrates no version-3 file), so there is a long history to compact; pi reads
+    it as a root, and its path is that message and its reply."""
+    from builders.linear import linear_jsonl, message
+    from replaylab.agents import rules_of
+    from replaylab.transcript.memo import ItemMemo
+
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-12-01T12:00:00.000Z", "cwd": "/w"}
+    stop = {"assistant": {"stopReason": "stop"}, "user": {}}
+    turns = [
+        message(role, [{"type": "text", "text": "word " * 800}], **stop[role])
+        for _ in range(6)
+        for role in ("user", "assistant")
+    ]
+    entries = [orjson.loads(line) for line in linear_jsonl(header, *turns, *_turn("b")).splitlines()]
+    del entries[-2]["parentId"]
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in entries))
+    params = _params(path, compaction_mode="auto", keep_recent_tokens=1_500, context_tokens=30_000)
+    result = compact(params, memo=ItemMemo(rules=rules_of(agent)))
+    assert result.success is compacts, result.error
+    assert (result.original_token_count > 12_000) is compacts
+
+
+def _turn(text: str) -> list[dict]:
+    from builders.linear import message
+
+    return [
+        message("user", [{"type": "text", "text": text}]),
+        message("assistant", [{"type": "text", "text": "ok"}], stopReason="stop"),
+    ]
