@@ -97,6 +97,8 @@ def chain_violations(chain: RecoveryTrace, rules: RuntimeRules, turn: TurnTrace 
     maximum = rules.give_up.max_overflow_compaction_attempts
     if counted > maximum:
         problems.append(f"{counted} overflow compaction attempts, {rules.name} allows {maximum}")
+    if rules.silent_overflow == "kept" and any(s.kind == "in_attempt_compaction" for s in steps):
+        problems.append(f"compacted and asked again for a finished reply over the window, which {rules.name} keeps")
     for attempt in _attempts(steps):
         compacted_in_attempt = any(s.kind == "in_attempt_compaction" and s.detail == "compacted" for s in attempt)
         if compacted_in_attempt and any(s.kind in COMPACTIONS for s in attempt):

@@ -13,10 +13,12 @@ runtime rules. Within an attempt, before each call:
   exceeds the window less the attempt's compaction reserve fails the attempt with OpenClaw's
   mid-turn precheck text, before any request (`RuntimeRules.guard.mid_turn_precheck`);
 * the model answers; a provider's overflow error fails the attempt with its text. A silent
-  overflow (a reply whose usage exceeds the window) is pi's in-attempt case: pi compacts once
-  (`overflow`, through the compactor under test) and retries the call; a second one (or a
-  compaction that did not happen) ends the attempt with pi's "recovery failed" text, and the run
-  loop then retries without compacting again when pi did compact, else compacts itself.
+  overflow (a reply whose usage exceeds the window) is, where the rules say so
+  (`RuntimeRules.silent_overflow`), pi's in-attempt case: pi compacts once (`overflow`, through
+  the compactor under test) and retries the call; a second one (or a compaction that did not
+  happen) ends the attempt with pi's "recovery failed" text, and the run loop then retries
+  without compacting again when pi did compact, else compacts itself. Under 2026.9.6 such a reply
+  is kept: neither its session nor its run loop reads a finished reply as an overflow.
 
 After a failed attempt the chain compacts (up to the rules' maximum, through the compactor under
 test with `trigger: overflow`), truncates oversized tool results once, or gives up with the kind,
@@ -105,7 +107,8 @@ class OverflowRecovery:
     spawns: frozenset[str] = frozenset()
     diag_id_factory: Callable[[], str] = create_compaction_diag_id
     #: seeded faults of the chain, for negative controls (`ContextWindow.faults`): it compacts once
-    #: past the release's limit, compacts again after pi compacted in the attempt, or never truncates
+    #: past the release's limit, compacts again after pi compacted in the attempt, never truncates,
+    #: or compacts and asks again for a finished reply over the window where the release keeps it
     faults: frozenset[str] = frozenset()
     #: the truncation's rewrite of the working copy (None: the working window only)
     rewrite_session: SessionRewrite | None = None
@@ -166,6 +169,19 @@ def spawning_entries(ledger: Ledger) -> frozenset[str]:
 
     unresolved = {e.entry_id for e in ledger.events if not e.session and e.tool_class == UNRESOLVED_SUBAGENT_CLASS}
     return frozenset(unresolved | set(ledger.mutating_spawns))
+
+
+def retries_silent_overflow(
+    message: AssistantMessage, context_tokens: int, rules: RuntimeRules, faults: frozenset[str] = frozenset()
+) -> bool:
+    """Whether the agent drops a finished reply whose usage exceeds the window, compacts and asks
+    again (pi's in-attempt case): where the rules say so (`RuntimeRules.silent_overflow`; 2026.9.6
+    keeps the reply), or where the seeded `retry_silent_overflow` fault makes the chain do it."""
+    return (
+        message.stop_reason == "stop"
+        and (rules.silent_overflow == "compact-and-retry" or "retry_silent_overflow" in faults)
+        and pi_is_context_overflow(message, context_tokens, rules)
+    )
 
 
 def truncation_replacements(
@@ -236,10 +252,7 @@ class TurnChain:
                 message = model.complete(call_window, tools)
             except ProviderRefusedRequest as error:
                 self._fail(step, error.tokens, prompt_error=error.text)
-            if not (
-                message.stop_reason == "stop"
-                and pi_is_context_overflow(message, recovery.context_tokens, recovery.rules)
-            ):
+            if not retries_silent_overflow(message, recovery.context_tokens, recovery.rules, recovery.faults):
                 return message
             usage = message.usage.get("input") if isinstance(message.usage, dict) else None
             # the agent discards the answer and asks again: a model stepping through a recording

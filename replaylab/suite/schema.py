@@ -151,13 +151,21 @@ class ContextWindow(Strict):
     overflow: Literal["error", "usage", "model"] = "error"
     provider: str = Field(DEFAULT_PROVIDER, description="whose overflow error answers (upstream.provider_overflow)")
     faults: list[
-        Literal["compact_past_limit", "compact_twice", "skip_truncation", "cut_mutating", "mid_compaction_snapshot"]
+        Literal[
+            "compact_past_limit",
+            "compact_twice",
+            "skip_truncation",
+            "cut_mutating",
+            "mid_compaction_snapshot",
+            "retry_silent_overflow",
+        ]
     ] = Field(
         default_factory=list,
         description="test hook: a broken recovery chain for negative controls — one compaction attempt "
         "past the release's limit, a compaction after pi compacted in the attempt, no truncation, "
-        "the guard and truncation cutting mutating results under safeguard, or (with "
-        "compaction_timeout) going on from a snapshot taken mid-compaction",
+        "the guard and truncation cutting mutating results under safeguard, (with "
+        "compaction_timeout) going on from a snapshot taken mid-compaction, or pi's compact-and-retry "
+        "of a finished reply over the window where the release keeps it",
     )
     mid_turn_precheck: bool = Field(
         False,
@@ -168,7 +176,8 @@ class ContextWindow(Strict):
     )
     compaction_timeout: bool = Field(
         False,
-        description="test hook: a compaction in the attempt (pi's, on a silent overflow) times out — the "
+        description="test hook: a compaction in the attempt (pi's, on a silent overflow; under OpenClaw "
+        "2026.9.6, which keeps such a reply, only with the retry_silent_overflow fault) times out — the "
         "attempt ends timed out during compaction and the run goes on from the pre-compaction snapshot",
     )
 

@@ -162,6 +162,14 @@ class RuntimeRules:
     classifiers: Literal["4.12", "9.6"]
     give_up: GiveUpTexts
     manual: ManualCompactionRules
+    #: what the agent does with a finished reply (`stop`) whose usage exceeds the window (a silent
+    #: overflow): "compact-and-retry" — pi's session drops it, compacts (`overflow`) and asks again,
+    #: once in the attempt (`_checkCompaction` of pi 0.66.1, which 2026.4.12 runs, reads any
+    #: overflow, a finished reply's too); "kept" — the reply stands: 2026.9.6's
+    #: `AgentSession.checkCompaction` (resource-loader-v8341X6T.mjs) enters overflow recovery only
+    #: for an `error` or `length` reply, and the run loop hands `recoverEmbeddedRunOverflow` only
+    #: such a reply as its overflow candidate (embedded-agent-BaH7wGBd.mjs)
+    silent_overflow: Literal["compact-and-retry", "kept"]
 
     def __str__(self) -> str:
         return self.name
@@ -218,6 +226,7 @@ OPENCLAW_2026_4_12 = RuntimeRules(
         max_timeout_compaction_attempts=OC412.MAX_TIMEOUT_COMPACTION_ATTEMPTS,
     ),
     manual=ManualCompactionRules(boundary_at_leaf=True, retries_keeping_nothing=False),
+    silent_overflow="compact-and-retry",
 )
 
 OPENCLAW_2026_9_6 = RuntimeRules(
@@ -270,6 +279,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
         surfaces_request_size_ceiling=True,
     ),
     manual=ManualCompactionRules(boundary_at_leaf=False, retries_keeping_nothing=True),
+    silent_overflow="kept",
 )
 
 RUNTIME_RULES: dict[str, RuntimeRules] = {r.name: r for r in (OPENCLAW_2026_4_12, OPENCLAW_2026_9_6)}

@@ -65,7 +65,9 @@ def _problems(chain, rules=OPENCLAW_2026_9_6, mutating: bool = False) -> list[st
     ],
 )
 def test_chains_that_keep_the_rules_have_no_findings(kinds):
-    assert _problems(_chain(*kinds)) == []
+    # a compaction in the attempt is pi's, for a silent overflow: 2026.4.12's (2026.9.6 keeps the reply)
+    rules = OPENCLAW_2026_4_12 if "in_attempt_compaction" in kinds else OPENCLAW_2026_9_6
+    assert _problems(_chain(*kinds, rules=rules), rules) == []
 
 
 def test_four_compactions_are_more_than_the_release_allows():
@@ -74,11 +76,24 @@ def test_four_compactions_are_more_than_the_release_allows():
 
 
 def test_a_second_compaction_after_an_in_attempt_one_is_caught():
-    chain = _chain("in_attempt_compaction", "overflow", "overflow_compaction")
-    assert _problems(chain) == ["compacted again in an attempt that had already compacted (in-attempt)"]
+    chain = _chain("in_attempt_compaction", "overflow", "overflow_compaction", rules=OPENCLAW_2026_4_12)
+    assert _problems(chain, OPENCLAW_2026_4_12) == [
+        "compacted again in an attempt that had already compacted (in-attempt)"
+    ]
     # an in-attempt compaction that did not happen leaves the compaction to the run loop
     chain.steps[0].detail = "nothing to compact"
-    assert _problems(chain) == []
+    assert _problems(chain, OPENCLAW_2026_4_12) == []
+
+
+def test_a_compaction_in_the_attempt_for_a_finished_reply_is_caught_under_2026_9_6():
+    """2026.9.6 keeps a `stop` reply whose usage exceeds the window (`RuntimeRules.silent_overflow`):
+    a chain that compacts in the attempt for it, as pi does, broke its rules, tried or not."""
+    for detail in ("compacted", "nothing to compact"):
+        chain = _chain("in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction")
+        chain.steps[0].detail = detail
+        assert _problems(chain) == [
+            "compacted and asked again for a finished reply over the window, which openclaw@2026.9.6 keeps"
+        ]
 
 
 def test_truncation_first_or_twice_is_caught():
@@ -118,9 +133,9 @@ def test_the_side_effect_caution_is_2026_9_6s_and_only_when_a_mutating_call_ran(
 
 
 def test_pi_s_failed_retry_text_is_an_overflow_not_a_compaction_failure():
-    chain = _chain("in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction")
+    chain = _chain("in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction", rules=OPENCLAW_2026_4_12)
     chain.steps[1].detail = PI_OVERFLOW_RECOVERY_FAILED_TEXT
-    assert _problems(chain) == []
+    assert _problems(chain, OPENCLAW_2026_4_12) == []
 
 
 def _item(chain: RecoveryTrace, mode: str = "safeguard", allow: bool = False):
@@ -167,14 +182,14 @@ def test_a_timeout_during_compaction_is_reported_and_a_mid_compaction_snapshot_i
     """The turn that timed out during a compaction is OVERFLOW_GAVE_UP (kind timeout, no give-up
     text judged); the run must go on from the window before the compaction: a 'pre-compaction'
     snapshot of another size was read mid-compaction."""
-    chain = _chain("in_attempt_compaction", "compaction_timeout", gave_up=False)
+    chain = _chain("in_attempt_compaction", "compaction_timeout", gave_up=False, rules=OPENCLAW_2026_4_12)
     chain.steps[1].detail, chain.steps[1].tokens_before, chain.steps[1].tokens_after = (
         "pre-compaction",
         3_300,
         tokens_after,
     )
     chain.gave_up, chain.user_text = "timeout", "timed out"
-    problems = _problems(chain)
+    problems = _problems(chain, OPENCLAW_2026_4_12)
     assert problems == (
         [
             "after a timeout during compaction the run went on from a snapshot taken mid-compaction (900 tokens; "

@@ -6,6 +6,7 @@ runtime rules of the item."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,12 @@ from replaylab.transcript import load_transcript
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.model import TextBlock, ToolResultMessage, UserMessage, message_text
 from replaylab.upstream import openclaw_2026_9_6 as OC96
-from replaylab.upstream.pi_0_73_1 import PI_OVERFLOW_RECOVERY_FAILED_TEXT
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, OPENCLAW_2026_9_6
+
+#: 2026.9.6's chain with pi's compact-and-retry of a silent overflow: the in-attempt path, which no
+#: named rule set reaches on a replayed window (2026.4.12's guard raises before the model is asked,
+#: 2026.9.6 keeps the reply)
+PI_SILENT = replace(OPENCLAW_2026_9_6, silent_overflow="compact-and-retry")
 
 CODE = "SECRET-CODE-7731"
 #: a handbook of ~2,000 tokens: over every per-result cap of the small windows below
@@ -317,42 +322,6 @@ def test_2026_9_6_keeps_a_protected_result_in_the_aggregate_total_but_never_cuts
     assert kept == ["w1", "w2", "w3"]  # w0 still counts: as much is taken from the others
 
 
-def test_a_silent_overflow_is_compacted_in_the_attempt_and_the_step_answered_again(tmp_path):
-    calls: list = []
-    # turn 2's answer is over the window: its usage says so, the provider said nothing
-    path = _session(tmp_path, paste=2_400, doc=None)
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls), overflow="usage")
-    assert [s.kind for s in trace.recovery[0].steps] == ["in_attempt_compaction"]
-    step = trace.recovery[0].steps[0]
-    assert step.trigger == "overflow" and step.tokens_before > 1_000 >= step.tokens_after
-    # the overflowed answer was discarded: the turn holds the one answered on the compacted window
-    assert [m["usage"]["input"] for m in trace.turns[1].assistant_messages] == [step.tokens_after]
-    assert trace.turns[1].answer == "Noted." and calls == [("overflow", calls[0][1])]
-
-
-def test_after_an_in_attempt_compaction_the_run_loop_retries_without_compacting_again(tmp_path):
-    calls: list = []
-    path = _session(tmp_path, paste=2_400, doc=None)
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, helps=False), overflow="usage")
-    chain = trace.recovery[0]
-    kinds = [s.kind for s in chain.steps]
-    assert kinds[:3] == ["in_attempt_compaction", "overflow", "retry_after_in_attempt_compaction"]
-    assert chain.steps[1].detail == PI_OVERFLOW_RECOVERY_FAILED_TEXT
-    assert "overflow_compaction" not in kinds and "compaction_failed" not in kinds
-    # pi compacts once in each attempt; the run loop counts three retries, then gives up
-    assert kinds.count("retry_after_in_attempt_compaction") == 3 == chain.overflow_compactions
-    assert kinds.count("in_attempt_compaction") == chain.attempts == 4 and chain.gave_up == "context_overflow"
-
-
-def test_an_in_attempt_compaction_that_did_not_happen_leaves_the_compaction_to_the_run_loop(tmp_path):
-    calls: list = []
-    path = _session(tmp_path, paste=2_400, doc=None)
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, _summary_compactor(calls, succeed=False), overflow="usage")
-    kinds = [s.kind for s in trace.recovery[0].steps]
-    assert kinds[:3] == ["in_attempt_compaction", "overflow", "compaction_failed"]
-    assert "retry_after_in_attempt_compaction" not in kinds and kinds[-1] == "give_up"
-
-
 @pytest.mark.parametrize(
     ("fault", "overflow", "caught"),
     [
@@ -363,8 +332,9 @@ def test_an_in_attempt_compaction_that_did_not_happen_leaves_the_compaction_to_t
 def test_a_chain_with_a_seeded_fault_is_caught_by_the_checks(tmp_path, fault, overflow, caught):
     path = _session(tmp_path, first=1, second=8) if overflow == "error" else _session(tmp_path, paste=2_400, doc=None)
     compactor = _summary_compactor([], helps=False)
-    trace, _ = _run(path, 1_000, OPENCLAW_2026_9_6, compactor, overflow=overflow, faults=frozenset({fault}))
-    assert caught in _violations(trace, OPENCLAW_2026_9_6)
+    rules = PI_SILENT if overflow == "usage" else OPENCLAW_2026_9_6
+    trace, _ = _run(path, 1_000, rules, compactor, overflow=overflow, faults=frozenset({fault}))
+    assert caught in _violations(trace, rules)
 
 
 # ---------------------------------------------------------------- truncation rewrites the working copy
@@ -475,86 +445,6 @@ def test_the_chain_truncates_the_working_copy_never_the_recording(tmp_path):
     ]
     assert len(message_text(shown)) < len(message_text(full)) // 5
     assert message_text(shown).endswith(OC96.TRUNCATION_NOTICE.split("} ")[1])  # OpenClaw's notice
-
-
-# ---------------------------------------------------------------- a timeout during compaction
-
-
-@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
-def test_after_a_timeout_during_compaction_the_run_goes_on_from_the_pre_compaction_snapshot(tmp_path, fault):
-    """pi's compaction in the attempt (a silent overflow) times out: the attempt ends timed out
-    during compaction, the run loop does not compact again, and the run goes on from OpenClaw's
-    pre-compaction snapshot (selectCompactionTimeoutSnapshot) — the window before the compaction,
-    not the summary the compaction left. A chain that takes its snapshot mid-compaction (the
-    seeded fault) goes on from the summary, and the checks catch it."""
-    calls: list = []
-    path = _session(tmp_path, paste=2_400, doc=None)
-    faults = frozenset({fault}) if fault else frozenset()
-    compactor = _summary_compactor(calls)
-    restored: list = []
-    trace, window = _run(
-        path,
-        1_000,
-        OPENCLAW_2026_9_6,
-        compactor,
-        overflow="usage",
-        faults=faults,
-        compaction_timeout=True,
-        restore_session=lambda snapshot: restored.append(list(snapshot)),
-    )
-    (chain,) = trace.recovery
-    assert [s.kind for s in chain.steps] == ["in_attempt_compaction", "compaction_timeout"]
-    assert calls == [("overflow", calls[0][1])]  # one compaction, in the attempt; none after the timeout
-    assert chain.gave_up == "timeout" and chain.attempts == 1
-    timeout = chain.steps[1]
-    assert timeout.detail == "pre-compaction" and timeout.tokens_before > 1_000
-    summaries = [w for w in window if "Summary:" in message_text(w.message)]
-    violations = _violations(trace, OPENCLAW_2026_9_6)
-    if fault is None:
-        assert timeout.tokens_after == timeout.tokens_before and summaries == [] and violations == []
-        assert len(window) == calls[0][1]  # the window as the compaction found it
-        assert restored == [window]  # the working copy goes back to where that window was written
-    else:
-        assert restored == []
-        assert timeout.tokens_after < timeout.tokens_before and summaries
-        assert violations == [
-            f"after a timeout during compaction the run went on from a snapshot taken mid-compaction "
-            f"({timeout.tokens_after:,} tokens; the window before the compaction held {timeout.tokens_before:,})"
-        ]
-
-
-@pytest.mark.parametrize("fault", [None, "mid_compaction_snapshot"])
-def test_a_compaction_timeout_in_the_pipeline_is_reported_and_a_mid_compaction_snapshot_caught(tmp_path, fault):
-    """`context_window: {overflow: usage, compaction_timeout: true}` on a bundled session: the turn
-    whose first request overflows silently times out in pi's compaction (OVERFLOW_GAVE_UP, kind
-    timeout); with the seeded fault the run goes on from the compacted window — RECOVERY_CHAIN_WRONG."""
-    import shutil
-
-    from replaylab.defects import Code
-    from replaylab.qa.pipeline import run_item
-    from replaylab.qa.plan import RunOptions
-    from replaylab.suite import load_suite
-    from repo_paths import REPO_ROOT
-
-    name = "refund-cracked-headphones"
-    (tmp_path / "recordings").mkdir()
-    for suffix in (".jsonl", ".cassette.yaml"):
-        shutil.copy(REPO_ROOT / "recordings" / "helpdesk" / f"{name}{suffix}", tmp_path / "recordings")
-    shutil.copytree(REPO_ROOT / "examples", tmp_path / "examples")
-    faults = f", faults: [{fault}]" if fault else ""
-    (tmp_path / "suite.yaml").write_text(
-        f"name: s\nrecordings: recordings/{name}.jsonl\ntools: examples.helpdesk\nmodel: replay\n"
-        "agent: openclaw@2026.9.6\ncompaction: {mode: safeguard, contextTokens: 3200, reserveTokensFloor: 800, "
-        f"keepRecentTokens: 500}}\ncompact_at: turn:3\n"
-        f"context_window: {{tokens: 1800, overflow: usage, compaction_timeout: true{faults}}}\n",
-        encoding="utf-8",
-    )
-    scenario = load_suite(tmp_path / "suite.yaml").scenarios[0]
-    result = run_item(scenario, tmp_path / "recordings" / f"{name}.jsonl", RunOptions())
-    timed_out = [c for c in result.compacted.recovery if c.gave_up == "timeout"]
-    assert timed_out and all([s.kind for s in c.steps][-1] == "compaction_timeout" for c in timed_out)
-    codes = [d.code for d in result.defects]
-    assert Code.OVERFLOW_GAVE_UP in codes and (Code.RECOVERY_CHAIN_WRONG in codes) == (fault is not None)
 
 
 def _reused_id_window(block: str = "toolCall") -> list[WindowMessage]:

@@ -46,6 +46,8 @@ export const FUNCTIONS = {
   formatFileOperations: { file: "compaction-CAzwgOuQ.mjs", export: "S", src: "packages/agent-core/src/harness/compaction/utils.ts" },
   parseCompactionDetails: { file: "compaction-CAzwgOuQ.mjs", local: true, src: "packages/agent-core/src/harness/compaction/compaction.ts" },
   estimateContextTokens: { file: "compaction-CAzwgOuQ.mjs", export: "c", src: "packages/agent-core/src/harness/compaction/compaction.ts" },
+  // the session's post-turn check: AgentSessionCompaction.prototype.checkCompaction
+  AgentSessionCompaction: { file: "resource-loader-v8341X6T.mjs", local: true, src: "src/agents/sessions/agent-session-compaction.ts", kind: "class" },
   preflightManualSessionCompaction: { file: "resource-loader-v8341X6T.mjs", export: "s", src: "src/agents/sessions/agent-session-compaction.ts" },
   DEFAULT_COMPACTION_SETTINGS: { file: "compaction-CAzwgOuQ.mjs", export: "t", src: "packages/agent-core/src/harness/compaction/compaction.ts", kind: "const" },
   resolveEffectiveCompactionReserveTokens: { file: "agent-compaction-constants-DmXQuPyL.mjs", export: "t", src: "src/agents/agent-compaction-constants.ts" },

@@ -46,6 +46,16 @@
 //                                                            no overflow compaction yet, tool-result truncation
 //                                                            already tried) → its decision, where it needs no
 //                                                            compaction of its own: {action, kind?, errorText?, userText?}
+// finishedReplyOverflow(message, contextWindow, options)    what OpenClaw does with one model reply at the end of an
+//                                                            attempt: AgentSessionCompaction.prototype.checkCompaction
+//                                                            on a session holding it (options: owner "caller" | "session",
+//                                                            autoCompaction: whether the session's auto-compaction is on,
+//                                                            reserveTokens), its runAutoCompaction recorded, not run;
+//                                                            then recoverEmbeddedRunOverflow as the run loop asks it
+//                                                            (its overflow candidate only an `error` or `length` reply,
+//                                                            the budget the window, overflow compactions and truncation
+//                                                            used up) → {session: {compaction, willRetry, replyDropped,
+//                                                            continues}, runLoop: {action, kind?}}
 // qualityGuardDefaults()                                     the safeguard runtime OpenClaw's extension factory
 //                                                            sets from an empty config, and the resolvers' defaults
 // fileOperations(messages, previous?)                        as prepareCompaction's extractFileOperations fills
@@ -94,6 +104,7 @@ const oc = await bindOpenClaw([
   "renderOverflowResetGuidance",
   "renderRecoverySideEffectCaution",
   "recoverEmbeddedRunOverflow",
+  "AgentSessionCompaction",
   "resolveQualityGuardMaxRetries",
   "resolveRecentTurnsPreserve",
   "buildEmbeddedExtensionFactories",
@@ -221,6 +232,56 @@ const FNS = {
       markOwnedTranscriptRetry: noop,
       prepareCurrentTranscriptRetry: noop,
     });
+  },
+  finishedReplyOverflow: async (message, contextWindow, options) => {
+    const { owner = "caller", autoCompaction = true, reserveTokens = 0 } = options ?? {};
+    const compactions = [];
+    const session = {
+      settingsManager: { getCompactionSettings: () => ({ enabled: autoCompaction, reserveTokens, keepRecentTokens: 0 }) },
+      model: { provider: message.provider, id: message.model, contextWindow },
+      sessionManager: { getBranch: () => [] },
+      contextOverflowRecoveryOwner: owner,
+      overflowRecoveryAttempts: 0,
+      agent: { state: { messages: [{ role: "user", content: "q", timestamp: 0 }, message] } },
+      emit: () => {},
+      getContextUsage: () => undefined,
+      runAutoCompaction: async (reason, willRetry) => {
+        compactions.push({ reason, willRetry });
+        return willRetry;
+      },
+    };
+    const continues = await oc.AgentSessionCompaction.prototype.checkCompaction.call(session, message);
+    // the run loop's candidate (embedded-agent-BaH7wGBd.mjs): `recoveryAssistant?.stopReason === "error" ||
+    // recoveryAssistant?.stopReason === "length" ? recoveryAssistant : void 0`
+    const candidate = message.stopReason === "error" || message.stopReason === "length" ? message : undefined;
+    const noop = () => {};
+    const decision = await oc.recoverEmbeddedRunOverflow({
+      aborted: false,
+      signalOwnedInterruption: false,
+      assistantErrorText: candidate?.errorMessage,
+      assistantOverflowCandidate: candidate ? { message: candidate, classification: null } : undefined,
+      genericCompactionRecoveryAllowed: true,
+      contextTokenBudget: contextWindow,
+      attemptCompactionCount: 0,
+      state: { overflowCompactionAttempts: 3, toolResultTruncationAttempted: true },
+      attempt: { terminal: { kind: "completed" }, replayMetadata: { replaySafe: true, hadPotentialSideEffects: false } },
+      runParams: { runId: "replaylab-oracle" },
+      modelSelection: { provider: message.provider, model: message.model },
+      getActiveSession: () => ({ id: "replaylab-oracle" }),
+      assertRecoveryActive: noop,
+      markOwnedTranscriptRetry: noop,
+      prepareCurrentTranscriptRetry: noop,
+    });
+    const [compaction] = compactions;
+    return {
+      session: {
+        compaction: compaction?.reason ?? null,
+        willRetry: compaction?.willRetry ?? false,
+        replyDropped: session.agent.state.messages.at(-1) !== message,
+        continues,
+      },
+      runLoop: { action: decision.action, ...(decision.kind ? { kind: decision.kind } : {}) },
+    };
   },
   qualityGuardDefaults: () => {
     const sessionManager = {};
