@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from replaylab.oracles.openclaw import PACKAGE_DIR, node_executable, oracle_unavailable
+from replaylab.oracles.openclaw_rules import RulesAnswers, ask_rules, rules_unavailable
 
 
 def probe_answers(folder: Path, script: str, lines: list[Any]) -> list[Any]:
@@ -39,3 +41,14 @@ def probe_answers(folder: Path, script: str, lines: list[Any]) -> list[Any]:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def rules_answers(requests: Iterable[dict[str, Any]], release: str = "2026.9.6") -> RulesAnswers:
+    """`ask_rules(requests, release)` on OpenClaw's rules server; skips when that release's rules
+    cannot run here, and fails so under CI=true."""
+    why = rules_unavailable(release)
+    if why is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"OpenClaw {release}'s rules must run under CI: {why}")
+        pytest.skip(why)
+    return ask_rules(requests, release)

@@ -6,12 +6,10 @@ and never under CI=true."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
+from openclaw_probe import rules_answers
 from replaylab.compaction.recovery import AttemptResult, run_with_recovery
-from replaylab.oracles.openclaw_rules import ask_rules, rules_unavailable
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
 
 GROQ_413 = (
@@ -26,15 +24,10 @@ CASES = [(GROQ_413, 0), (GROQ_413, 1), (ANTHROPIC, 1), (COMPACTION_FAILED, 0), (
 
 @pytest.fixture(scope="module")
 def decisions() -> list[dict]:
-    why = rules_unavailable("2026.9.6")
-    if why is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"OpenClaw 2026.9.6's rules must run under CI: {why}")
-        pytest.skip(why)
     requests = [
         {"id": str(i), "fn": "overflowRecoveryDecision", "args": [text, count]} for i, (text, count) in enumerate(CASES)
     ]
-    return [answer["ok"] for answer in ask_rules(requests, "2026.9.6").answers]
+    return [answer["ok"] for answer in rules_answers(requests).answers]
 
 
 def _replaylab(text: str, in_attempt: int) -> dict:

@@ -8,12 +8,10 @@ run, and never under CI=true."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
+from openclaw_probe import rules_answers
 from replaylab.compaction.recovery import pi_is_context_overflow
-from replaylab.oracles.openclaw_rules import ask_rules, rules_unavailable
 from replaylab.replay.overflow import retries_silent_overflow
 from replaylab.transcript.model import AssistantMessage
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
@@ -44,15 +42,10 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def answers() -> dict[str, dict]:
-    why = rules_unavailable("2026.9.6")
-    if why is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"OpenClaw 2026.9.6's rules must run under CI: {why}")
-        pytest.skip(why)
     requests = [
         {"id": case, "fn": "finishedReplyOverflow", "args": [reply, WINDOW, opts]} for case, reply, opts in CASES
     ]
-    return {row["id"]: row["ok"] for row in ask_rules(requests, "2026.9.6").answers}
+    return {row["id"]: row["ok"] for row in rules_answers(requests).answers}
 
 
 @pytest.mark.parametrize(("case", "reply"), [(c, r) for c, r, _ in CASES], ids=[c for c, _, _ in CASES])
