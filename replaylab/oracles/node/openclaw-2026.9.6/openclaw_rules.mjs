@@ -124,6 +124,23 @@ const writeCapChars = (ctx) =>
     maxToolResultChars: typeof ctx === "number" ? oc.resolveLiveToolResultMaxChars({ contextWindowTokens: ctx }) : undefined,
   });
 
+// the run loop's `recoverEmbeddedRunOverflow` asked about one attempt, with the hooks it calls doing
+// nothing: no run of replaylab's is interrupted, retried or re-read by the oracle
+function askOverflowRecovery(fields) {
+  const noop = () => {};
+  return oc.recoverEmbeddedRunOverflow({
+    aborted: false,
+    signalOwnedInterruption: false,
+    genericCompactionRecoveryAllowed: true,
+    runParams: { runId: "replaylab-oracle" },
+    getActiveSession: () => ({ id: "replaylab-oracle" }),
+    assertRecoveryActive: noop,
+    markOwnedTranscriptRetry: noop,
+    prepareCurrentTranscriptRetry: noop,
+    ...fields,
+  });
+}
+
 const FNS = {
   truncateToolResultText: (text, maxChars, options) => oc.truncateToolResultText(text, maxChars, options ?? {}),
   truncateToolResultMessage: (message, maxChars, options) => oc.truncateToolResultMessage(message, maxChars, options ?? {}),
@@ -212,12 +229,8 @@ const FNS = {
   renderRecoverySideEffectCaution: (attempt) => oc.renderRecoverySideEffectCaution(attempt),
   overflowRecoveryDecision: (text, attemptCompactionCount) => {
     const promptError = new Error(text);
-    const noop = () => {};
-    return oc.recoverEmbeddedRunOverflow({
+    return askOverflowRecovery({
       promptError,
-      aborted: false,
-      signalOwnedInterruption: false,
-      genericCompactionRecoveryAllowed: true,
       contextTokenBudget: 200000,
       attemptCompactionCount,
       state: { overflowCompactionAttempts: 0, toolResultTruncationAttempted: true },
@@ -225,12 +238,7 @@ const FNS = {
         terminal: { kind: "failed", error: promptError, source: "prompt" },
         replayMetadata: { replaySafe: true, hadPotentialSideEffects: false },
       },
-      runParams: { runId: "replaylab-oracle" },
       modelSelection: { provider: "replaylab", model: "oracle" },
-      getActiveSession: () => ({ id: "replaylab-oracle" }),
-      assertRecoveryActive: noop,
-      markOwnedTranscriptRetry: noop,
-      prepareCurrentTranscriptRetry: noop,
     });
   },
   finishedReplyOverflow: async (message, contextWindow, options) => {
@@ -254,23 +262,14 @@ const FNS = {
     // the run loop's candidate (embedded-agent-BaH7wGBd.mjs): `recoveryAssistant?.stopReason === "error" ||
     // recoveryAssistant?.stopReason === "length" ? recoveryAssistant : void 0`
     const candidate = message.stopReason === "error" || message.stopReason === "length" ? message : undefined;
-    const noop = () => {};
-    const decision = await oc.recoverEmbeddedRunOverflow({
-      aborted: false,
-      signalOwnedInterruption: false,
+    const decision = await askOverflowRecovery({
       assistantErrorText: candidate?.errorMessage,
       assistantOverflowCandidate: candidate ? { message: candidate, classification: null } : undefined,
-      genericCompactionRecoveryAllowed: true,
       contextTokenBudget: contextWindow,
       attemptCompactionCount: 0,
       state: { overflowCompactionAttempts: 3, toolResultTruncationAttempted: true },
       attempt: { terminal: { kind: "completed" }, replayMetadata: { replaySafe: true, hadPotentialSideEffects: false } },
-      runParams: { runId: "replaylab-oracle" },
       modelSelection: { provider: message.provider, model: message.model },
-      getActiveSession: () => ({ id: "replaylab-oracle" }),
-      assertRecoveryActive: noop,
-      markOwnedTranscriptRetry: noop,
-      prepareCurrentTranscriptRetry: noop,
     });
     const [compaction] = compactions;
     return {
