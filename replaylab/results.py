@@ -48,6 +48,13 @@ class BudgetView(BaseModel):
     #: auto: the session is too small to be worth compacting (`qa.auto_budget`): not exercised,
     #: and no compaction is attempted
     too_small: bool = False
+    #: where the reserve follows the window, not reserveTokensFloor (OpenClaw 2026.9.6,
+    #: `TurnStartRules.reserve`): the agent's rule in words; None: the reserve is the floor
+    reserve_rule: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_rule(self, handler: Any) -> Any:
+        return _without_absent(handler(self), "reserve_rule")
 
     @property
     def budget(self) -> int:
@@ -56,10 +63,12 @@ class BudgetView(BaseModel):
     def head(self) -> str:
         """The numbers alone: what a reason or a finding names (the rule is printed once per item)."""
         keep = f", keepRecentTokens {self.keep_recent_tokens:,}" if self.keep_recent_tokens else ""
-        return (
-            f"budget {self.budget:,} tokens (contextTokens {self.context_tokens:,} − reserveTokensFloor "
-            f"{self.reserve_tokens_floor:,}{keep}; {self.source})"
+        reserve = (
+            f"reserveTokensFloor {self.reserve_tokens_floor:,}"
+            if self.reserve_rule is None
+            else f"reserve {self.reserve_tokens_floor:,}, {self.reserve_rule}"
         )
+        return f"budget {self.budget:,} tokens (contextTokens {self.context_tokens:,} − {reserve}{keep}; {self.source})"
 
     def line(self) -> str:
         """The numbers and, for auto, the rule as it applied: the item's budget paragraph."""

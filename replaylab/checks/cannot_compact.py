@@ -74,6 +74,7 @@ def cannot_compact(
     # with no keepRecentTokens the tail kept verbatim is pi's default, which a small budget cannot
     # hold: the tail is then the whole window, and a larger window only keeps more of it
     whole_tail = result.failure == "nothing_to_gain" and not budget.keep_recent_tokens
+    reserve_name = "reserveTokensFloor" if budget.reserve_rule is None else "its reserve"
     knobs = [
         f"set keepRecentTokens below the budget ({budget.budget:,}): unset, it is pi's "
         f"{PI_KEEP_RECENT_TOKENS:,}, so the tail kept verbatim is the whole window"
@@ -81,11 +82,12 @@ def cannot_compact(
         else None,
         None
         if whole_tail
-        else f"raise contextTokens until the budget (contextTokens − reserveTokensFloor, now {budget.budget:,}) "
+        else f"raise contextTokens until the budget (contextTokens − {reserve_name}, now {budget.budget:,}) "
         f"passes {needed:,}"
         if needed
         else "raise contextTokens",
-        "lower reserveTokensFloor" if budget.reserve_tokens_floor else None,
+        # a reserve that follows the window has no setting to lower
+        "lower reserveTokensFloor" if budget.reserve_tokens_floor and budget.reserve_rule is None else None,
         "compact earlier (compact_at: turn:N)" if mode == "safeguard" else None,
         "declare read-only tools that are classed mutating (classification:, docs/classification.md)"
         if cause is SAFEGUARD_KEEPS_TOO_MUCH

@@ -47,7 +47,12 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> argparse.ArgumentP
         "--keep-recent-tokens", type=int, default=None, metavar="N", help="pi keepRecentTokens (default 20000)"
     )
     p.add_argument(
-        "--reserve-tokens-floor", type=int, default=OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR, metavar="N"
+        "--reserve-tokens-floor",
+        type=int,
+        default=OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
+        metavar="N",
+        help="the reserve kept free of contextTokens (default 20000); not read for openclaw@2026.9.6, which "
+        "retired it and keeps the least of 20000 and a quarter of contextTokens",
     )
     p.add_argument("--max-history-share", type=float, default=OC.DEFAULT_MAX_HISTORY_SHARE, metavar="F")
     p.add_argument(
@@ -147,8 +152,9 @@ def run(args: argparse.Namespace) -> int:
     _check_input(args.file)
     if args.out is not None:
         _check_out(args.out)
-    _check_budget(args)
     args.profile = _profile(args)
+    _settle_reserve(args)
+    _check_budget(args)
     if args.verify_with_pi:
         _check_oracle(args.profile)
     if args.out is not None:
@@ -156,6 +162,15 @@ def run(args: argparse.Namespace) -> int:
     # nothing outlives the command but what was asked for: the temporary copy goes with its folder
     with tempfile.TemporaryDirectory(prefix="replaylab-compact-") as scratch:
         return _compact(args, Path(scratch) / args.file.name, kept=False)
+
+
+def _settle_reserve(args: argparse.Namespace) -> None:
+    """The reserve the agent's OpenClaw release keeps: where it follows the window (2026.9.6, which
+    retired reserveTokensFloor), the floor given is not read."""
+    from replaylab.upstream.runtime_rules import runtime_rules_named
+
+    rules = runtime_rules_named(args.profile.runtime_rules).turn_start
+    args.reserve_tokens_floor = rules.trigger_reserve(args.context_tokens, args.reserve_tokens_floor)
 
 
 def _check_budget(args: argparse.Namespace) -> None:

@@ -62,8 +62,15 @@ class Job:
 
     @cached_property
     def reserve(self) -> int:
-        """The effective reserve: pi's reserveTokens, never below OpenClaw's floor."""
+        """The effective reserve: pi's reserveTokens, never below the floor. The QA pipeline settles
+        the floor as the item's OpenClaw release keeps it (`qa.setup.resolve_budget`: 2026.9.6's
+        own share of the window)."""
         return max(self.params.reserve_tokens or 0, self.params.reserve_tokens_floor)
+
+    @property
+    def reserve_follows_window(self) -> bool:
+        """The item's release keeps its own share of the window: reserveTokensFloor is no setting it reads."""
+        return runtime_rules_named(self.profile.runtime_rules).turn_start.reserve == "window"
 
     @cached_property
     def budget(self) -> int:

@@ -263,6 +263,8 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
     alone_over = not shrunk and not params.allow_mutating_event_truncate and tokens > job.budget
     what = "even with their results truncated (allowMutatingEventTruncate) " if shrunk else ""
     knob = "" if params.allow_mutating_event_truncate else ", or allow allowMutatingEventTruncate"
+    # a reserve that follows the window (OpenClaw 2026.9.6) has no floor to lower
+    lower = "" if job.reserve_follows_window else " or lower reserveTokensFloor"
     return (
         Failure(
             "protected_too_large",
@@ -271,7 +273,7 @@ def protect(job: Job, protected: list[AnyEntry], summary_floor_tokens: int) -> t
                 f"and pending approvals) {what}need {tokens:,} tokens and the smallest summary "
                 f"{summary_floor_tokens:,}: {tokens + summary_floor_tokens:,} tokens, more than the budget of "
                 f"{job.budget:,} tokens (contextTokens {params.context_tokens:,} − reserve {job.reserve:,}); "
-                f"safeguard keeps every one of them verbatim. Raise contextTokens or lower reserveTokensFloor{knob}"
+                f"safeguard keeps every one of them verbatim. Raise contextTokens{lower}{knob}"
             ),
             protected_over_budget=alone_over,
             needed_budget=tokens + summary_floor_tokens,

@@ -107,7 +107,8 @@ def add_options(parser: pytest.Parser) -> None:
         type=_tokens,
         default=None,
         help="override every suite's reserveTokensFloor (the budget is contextTokens minus it; unset with a "
-        "set contextTokens: OpenClaw's 20,000 within a quarter of the window)",
+        "set contextTokens: OpenClaw's 20,000 within a quarter of the window; not read for openclaw@2026.9.6, "
+        "which retired it and always keeps that reserve)",
     )
     group.addoption(
         "--replaylab-keep-recent-tokens",

@@ -28,6 +28,13 @@ number leaves most of them never compacted. The rule (also printed with every it
    (`CANNOT_COMPACT`), with the numbers. When none could gain even keeping just the tail, the
    session is too small to be worth compacting (step 2's outcome, with this reason).
 
+7. A point is counted as the item's OpenClaw release checks it (`TurnStartRules`): 2026.9.6 adds
+   the turn's prompt and compacts on reaching the budget. Its reserve stays step 4's, though
+   2026.9.6 keeps the least of 20,000 and a quarter of a set window: the auto window stands for a
+   real one scaled down to the session, and at a real window (80,000 tokens or more) that reserve
+   is its 20,000 floor, the proportion step 4 scales; a quarter of the small window itself would
+   leave the summary less room than the real run has.
+
 A suite's or the command line's own contextTokens switches the rule off; its own
 reserveTokensFloor or keepRecentTokens replaces that part of the rule only.
 """
@@ -41,6 +48,7 @@ from dataclasses import dataclass
 from replaylab.qa.boundaries import Boundary
 from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
 from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, TurnStartRules
 
 #: compaction triggers once the window passes this share of its largest turn-start size
 BUDGET_SHARE = 0.6
@@ -109,12 +117,14 @@ def choose_budget(
     keep_recent_tokens: int | None = None,
     words: PointWords = TURN_STARTS,
     tail: TailOf | None = None,
+    rules: TurnStartRules = OPENCLAW_2026_4_12.turn_start,
 ) -> AutoBudget | None:
     """The budget for a recording with these turn starts; None when it has no turn start to
     compact at (one user turn). `protects`: the mode keeps protected entries (safeguard); `words`:
     how the rule names the points; `tail`: what the agent's cut keeps at a point, where it may
     keep more than keepRecentTokens (within a run no tool result is a cut point, so a run of
-    results larger than the tail keeps the whole window)."""
+    results larger than the tail keeps the whole window); `rules`: how the item's release counts a
+    point against the budget (step 7)."""
     if not boundaries:
         return None
     peak = max(b.tokens for b in boundaries)
@@ -139,7 +149,7 @@ def choose_budget(
         f"reserveTokensFloor {reserve:,} ({reserve_why})",
         f"keepRecentTokens {keep:,} ({keep_why})",
     ]
-    found = _gaining(boundaries, target, keep, summary_room, protects=protects, tail=tail)
+    found = _gaining(boundaries, target, keep, summary_room, rules, protects=protects, tail=tail)
     if found is not None:
         budget, boundary, kept, held = found
         if budget > target:
@@ -154,7 +164,7 @@ def choose_budget(
             for point, cut_keeps in held
         )
         return AutoBudget(budget + reserve, reserve, keep, peak, boundary.turn, "; ".join(parts))
-    if protects and _gaining(boundaries, target, keep, summary_room, protects=False, tail=tail) is not None:
+    if protects and _gaining(boundaries, target, keep, summary_room, rules, protects=False, tail=tail) is not None:
         parts.append(
             f"no {words.kind} has a window larger than what safeguard must keep (its protected entries) plus "
             "the summary: compaction is attempted at the budget and cannot gain"
@@ -202,32 +212,41 @@ def _keep(target: int, given: int | None) -> tuple[int, str]:
     return KEEP_MIN, f"the least tail; {KEEP_SHARE:.0%} of the budget would be {share:,}"
 
 
+def _count(boundary: Boundary, rules: TurnStartRules) -> int:
+    """What the release's check counts at a turn start: the window, with the turn's prompt where counted."""
+    return boundary.tokens + (boundary.inputs if rules.counts_prompt_first else 0)
+
+
 def _gaining(
     boundaries: Sequence[Boundary],
     target: int,
     keep: int,
     summary_room: int,
+    rules: TurnStartRules,
     *,
     protects: bool,
     tail: TailOf | None = None,
 ) -> tuple[int, Boundary, int, list[tuple[Boundary, int]]] | None:
     """(budget, turn start, kept tokens) of the first turn start where a compaction can gain, the
     budget just high enough for it, and the points passed over only because the agent's cut keeps
-    more than the tail there (each with what it keeps); None when there is none."""
-    earlier = 0  # the largest window of the turn starts passed over: the budget must stay above it
+    more than the tail there (each with what it keeps); None when there is none. A point compacts
+    as the release's check counts it (`rules`)."""
+    earlier = 0  # the least budget at which none of the turn starts passed over compacts
     held: list[tuple[Boundary, int]] = []
     for boundary in boundaries:
+        count = _count(boundary, rules)
         if not boundary.after_compaction:
             kept = max(boundary.protected_tokens if protects else 0, keep)
             budget = max(target, earlier, kept + summary_room)
-            if boundary.tokens > budget and tail is not None:  # the agent's cut, only where it matters
+            if rules.fires(count, budget) and tail is not None:  # the agent's cut, only where it matters
                 cut_keeps = tail(boundary, keep)
                 if cut_keeps > kept:
                     kept = cut_keeps
                     budget = max(target, earlier, kept + summary_room)
-                    if boundary.tokens <= budget:
+                    if not rules.fires(count, budget):
                         held.append((boundary, cut_keeps))
-            if boundary.tokens > budget:
+            # the window itself, not only with its prompt, must be larger than what compaction keeps
+            if rules.fires(count, budget) and boundary.tokens > kept + summary_room:
                 return budget, boundary, kept, held
-        earlier = max(earlier, boundary.tokens)
+        earlier = max(earlier, count + (1 if rules.at_threshold else 0))
     return None

@@ -19,7 +19,7 @@ besides its summary and its kept tail.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,8 @@ class Boundary:
     tokens: int  # the window's tokens (what the trigger compares with the budget)
     protected_tokens: int  # tokens of the window's protected entries (0: none)
     after_compaction: bool  # the entry before the turn is a compaction (compacting again is refused)
+    #: the tokens of the turn's inputs (the prompt an agent's check before it may count)
+    inputs: int = 0
 
 
 def turn_boundaries(
@@ -68,9 +70,10 @@ def turn_boundaries(
         for index, turn in enumerate(turns)
         if index and (turn.inputs or turn.steps) and not turn.steered
     ]
+    inputs = {index: _input_tokens(turns[index], tokens_of) for index, _ in starts}
     calls = path_calls(path) if classifier is not None else PathCalls(frozenset())
     if memo is not None and memo.rules is not None:
-        return _rebuilt(path, starts, classifier, calls, memo, progress)
+        return _rebuilt(path, starts, classifier, calls, memo, inputs, progress)
     first_of: dict[str, int] = {}  # entry id → its first index (a compaction's firstKeptEntryId)
     for index, entry in enumerate(path):
         first_of.setdefault(entry.id, index)
@@ -110,6 +113,7 @@ def turn_boundaries(
                 tokens=window,
                 protected_tokens=protected,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
+                inputs=inputs[turn_index],
             )
         )
     return found
@@ -121,6 +125,7 @@ def _rebuilt(
     classifier: ToolClassifier | None,
     calls: PathCalls,
     memo: ItemMemo,
+    inputs: dict[int, int],
     progress: Progress | None = None,
 ) -> list[Boundary]:
     """The boundaries with each window as the item's agent rules make it (`window_steps`: a stretch
@@ -154,6 +159,7 @@ def _rebuilt(
                 tokens=tokens,
                 protected_tokens=protected,
                 after_compaction=start > 0 and isinstance(path[start - 1], CompactionEntry),
+                inputs=inputs[turn_index],
             )
         )
         report_turns(progress, "turn-start windows rebuilt", done, len(starts))
@@ -209,3 +215,8 @@ def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, pr
         return False
     protected_calls.update(c.id for c in made)
     return True
+
+
+def _input_tokens(turn: Turn, tokens_of: Callable[[Any], int]) -> int:
+    """The agent's estimate of a turn's inputs."""
+    return sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)

@@ -30,12 +30,13 @@ if TYPE_CHECKING:
     from replaylab.replay import Turn
     from replaylab.transcript.model import AnyEntry
     from replaylab.transcript.rules import AgentRules
+    from replaylab.upstream.runtime_rules import TurnStartRules
 
 
 def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     """The turn starts of the recording, the budget settled on them, and where compaction first happens."""
     from replaylab.qa.boundaries import turn_boundaries
-    from replaylab.qa.setup import resolve_budget
+    from replaylab.qa.setup import resolve_budget, turn_start_rules
     from replaylab.replay import split_turns
     from replaylab.transcript import build_window
 
@@ -55,7 +56,10 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
     if boundaries is None:  # no reply after tool results decided it: the turn starts on their own
         boundaries = turn_boundaries(path, turns, item.classifier, memo, item.plan.progress)
     if settled is None:
-        settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path))
+        rules = turn_start_rules(memo)
+        settled = resolve_budget(
+            item.scenario, item.plan.budget, boundaries, item.mode, tail=agent_tail(item, path), rules=rules
+        )
     if settled is None or not boundaries:
         return NotExercised("one user turn: nothing before it to compact", ItemCause.of(ONE_USER_TURN))
     scenario, budget = settled
@@ -64,7 +68,7 @@ def starting_point(item: LoadedItem) -> StartPoint | NotExercised:
         return NotExercised(
             f"too small to be worth compacting: {budget.rule}", ItemCause.of(TOO_SMALL, largest_window=peak)
         )
-    points = compaction_points(scenario, turns, boundaries)
+    points = compaction_points(scenario, turns, boundaries, turn_start_rules(memo))
     if not points and scenario.compact_at == "auto":
         return NotExercised(
             f"never crosses the budget: its largest turn-start window is {peak:,} tokens, the budget "
@@ -115,7 +119,7 @@ def start_within_run(
     when the session has no reply after tool results (nothing within a run to compact)."""
     from replaylab.qa.auto_budget import PointWords
     from replaylab.qa.boundaries import turn_boundaries
-    from replaylab.qa.setup import auto_points, resolve_budget
+    from replaylab.qa.setup import auto_points, resolve_budget, turn_start_rules
     from replaylab.replay.turns import replies_after_tools, rest_of_run
     from replaylab.transcript import build_window
 
@@ -140,7 +144,10 @@ def start_within_run(
         else PointWords("reply after tool results", "largest window before a reply", reply)
     )
     tail = agent_tail(item, path)
-    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words, tail)
+    # within a run the release's check before a turn plays no part: a point compacts past the
+    # budget, its window alone, under the release's reserve
+    rules = replace(turn_start_rules(item.memo), counts_prompt_first=False, at_threshold=False)
+    settled = resolve_budget(item.scenario, item.plan.budget, boundaries, item.mode, words, tail, rules)
     if settled is None or not boundaries:
         return None
     scenario, budget = settled
@@ -149,7 +156,7 @@ def start_within_run(
         return NotExercised(
             f"too small to be worth compacting: {budget.rule}", ItemCause.of(TOO_SMALL, largest_window=peak)
         )
-    points = auto_points(boundaries, scenario)
+    points = auto_points(boundaries, scenario, rules)
     if not points:
         where = "" if turn_starts else " within its run"
         return NotExercised(
@@ -293,8 +300,11 @@ def until_fresh_start(
     return (later, None) if len(kept) == len(later) else (kept, path[fresh])
 
 
-def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Boundary]) -> list[int]:
-    """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet)."""
+def compaction_points(
+    scenario: Scenario, turns: list[Turn], boundaries: list[Boundary], rules: TurnStartRules | None = None
+) -> list[int]:
+    """Indexes of the turns *before which* compaction happens (never 0: nothing to compact yet);
+    `rules`: how the item's release meets a turn start under `compact_at: auto`."""
     from replaylab.qa.setup import auto_points
 
     kind, _, number = scenario.compact_at.partition(":")
@@ -307,4 +317,4 @@ def compaction_points(scenario: Scenario, turns: list[Turn], boundaries: list[Bo
             return []
         # an input typed while the agent's run goes on is no point an agent compacts at
         return [n for n in range(step, len(turns), step) if not turns[n].steered]
-    return auto_points(boundaries, scenario)
+    return auto_points(boundaries, scenario, rules)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
     from replaylab.qa.auto_budget import PointWords, TailOf
     from replaylab.safety.nested_calls import NestedRecords
+    from replaylab.upstream.runtime_rules import TurnStartRules
 
 #: tool packs by the suite's name for them (as data, or the failure that made them none): loading
 #: one starts its process and reads its specs
@@ -199,17 +200,26 @@ def forced_past_guard(memo: ItemMemo) -> bool:
 
 
 def budget(scenario: Scenario) -> int:
-    """pi triggers when context tokens > contextWindow − reserve; the suite's floor is the reserve.
-    Only for a scenario whose budget is resolved (`resolve_budget`)."""
+    """The window the check before a turn lets the context fill: contextTokens less the reserve
+    `resolve_budget` settled (the suite's floor, or the reserve the item's OpenClaw release keeps
+    at that window). Only for a scenario whose budget is resolved."""
     context, reserve = settled_budget(scenario.compaction)
     return context - reserve
 
 
 def settled_budget(settings: CompactionSettings) -> tuple[int, int]:
-    """(contextTokens, reserveTokensFloor) of settings whose budget `resolve_budget` settled."""
+    """(contextTokens, reserve) of settings whose budget `resolve_budget` settled."""
     context, reserve = settings.context_tokens, settings.reserve_tokens_floor
     assert isinstance(context, int) and reserve is not None, "the budget is settled first (resolve_budget)"
     return context, reserve
+
+
+def turn_start_rules(memo: ItemMemo | None) -> TurnStartRules:
+    """When the item's OpenClaw release compacts before a turn (2026.4.12's without rules: pi 0.73.1's items)."""
+    from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12
+
+    runtime = memo.runtime_rules if memo is not None else None
+    return (runtime or OPENCLAW_2026_4_12).turn_start
 
 
 def resolve_budget(
@@ -219,14 +229,19 @@ def resolve_budget(
     mode: str,
     words: PointWords | None = None,
     tail: TailOf | None = None,
+    rules: TurnStartRules | None = None,
 ) -> tuple[Scenario, BudgetView] | None:
     """The scenario with its budget in numbers — the plan's request (the command line's settings
     over the suite's), `auto` chosen from the recording's own turn-start windows
     (`qa.auto_budget`) — and what it is for the report; None when an auto budget has no turn
     start to work from. `words`: how an auto budget's rule names the points (default: turn starts);
-    `tail`: what the agent's cut keeps at a point (`auto_budget.choose_budget`)."""
+    `tail`: what the agent's cut keeps at a point (`auto_budget.choose_budget`); `rules`: when the
+    item's release compacts before a turn and with which reserve (default: 2026.4.12's, the floor).
+    Where that reserve follows a set window, the settled reserveTokensFloor is that reserve, so the
+    trigger's budget and the compaction's (`compaction.job.Job.reserve`) are the release's."""
     from replaylab.qa.auto_budget import TURN_STARTS, choose_budget
 
+    rules = rules or turn_start_rules(None)
     c = scenario.compaction
     context, reserve, keep = request.context_tokens, request.reserve_tokens_floor, request.keep_recent_tokens
     source: Literal["command line", "suite", "auto"] = request.source
@@ -239,6 +254,7 @@ def resolve_budget(
             keep_recent_tokens=keep,
             words=words or TURN_STARTS,
             tail=tail,
+            rules=rules,
         )
         if chosen is None:
             return None
@@ -251,6 +267,10 @@ def resolve_budget(
         source, too_small = "auto", chosen.too_small
     elif reserve is None:
         reserve = c.reserve(context)
+    reserve_rule = None
+    if rules.reserve == "window" and source != "auto":  # auto keeps its own reserve (auto_budget step 7)
+        reserve = rules.trigger_reserve(context, reserve)
+        reserve_rule = reserve_in_words(reserve, request.reserve_tokens_floor)
     settled = c.model_copy(
         update={"context_tokens": context, "reserve_tokens_floor": reserve, "keep_recent_tokens": keep}
     )
@@ -261,14 +281,35 @@ def resolve_budget(
         source=source,
         rule=rule,
         too_small=too_small,
+        reserve_rule=reserve_rule,
     )
     return scenario.model_copy(update={"compaction": settled}), view
 
 
-def auto_points(boundaries: list[Boundary], scenario: Scenario) -> list[int]:
-    """The first turn at whose start the recorded window exceeds the budget."""
+def reserve_in_words(reserve: int, floor: int | None) -> str:
+    """A reserve that follows the window, as the report names it (and the floor it leaves unread)."""
+    from replaylab.upstream.openclaw_2026_9_6 import COMPACTION_RESERVE_TOKENS_FLOOR, MAX_COMPACTION_RESERVE_RATIO
+
+    unread = f"; reserveTokensFloor {floor:,} is a setting it retired" if floor is not None and floor != reserve else ""
+    return (
+        f"OpenClaw 2026.9.6's: the least of {COMPACTION_RESERVE_TOKENS_FLOOR:,} and "
+        f"{MAX_COMPACTION_RESERVE_RATIO:.0%} of contextTokens{unread}"
+    )
+
+
+def auto_points(boundaries: list[Boundary], scenario: Scenario, rules: TurnStartRules | None = None) -> list[int]:
+    """The first turn at whose start the item's release compacts: the recorded window (with the
+    turn's prompt where the release counts it there) over the budget, or reaching it where the
+    release compacts at the threshold (`TurnStartRules`)."""
+    rules = rules or turn_start_rules(None)
     limit = budget(scenario)
-    return next(([b.turn] for b in boundaries if b.tokens > limit), [])
+    return next(([b.turn] for b in boundaries if rules.fires(first_count(b, rules), limit)), [])
+
+
+def first_count(boundary: Boundary, rules: TurnStartRules) -> int:
+    """What the release's check counts at a recorded turn start: the window, and the turn's prompt
+    where it counts it at the first point too."""
+    return boundary.tokens + (boundary.inputs if rules.counts_prompt_first else 0)
 
 
 def crosses_budget(
@@ -278,15 +319,16 @@ def crosses_budget(
     memo: ItemMemo | None = None,
     count: WindowTokenCount | None = None,
 ) -> bool:
-    """Whether the window, with the turn's inputs, is over the budget. `count`: the run's running
-    count of `window` (a list only ever appended to), so a run asking before each of its turns
-    sums each message once, not the whole window again per turn."""
+    """Whether the window, with the turn's inputs, is over the budget (reaches it, where the
+    item's release compacts at the threshold). `count`: the run's running count of `window` (a list
+    only ever appended to), so a run asking before each of its turns sums each message once, not
+    the whole window again per turn."""
     from replaylab.transcript.context import entry_to_message
 
     tokens_of = estimate_tokens if memo is None else memo.tokens
     incoming = sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
     held = window_tokens(window, memo) if count is None else count.grown(window)
-    return held + incoming > budget(scenario)
+    return turn_start_rules(memo).fires(held + incoming, budget(scenario))
 
 
 class ReplayedTurns:

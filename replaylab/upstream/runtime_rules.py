@@ -17,6 +17,7 @@ each set against its release's own functions.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -148,6 +149,41 @@ class ManualCompactionRules:
 
 
 @dataclass(frozen=True)
+class TurnStartRules:
+    """When the agent compacts before a turn, and the reserve it and its compaction keep free of
+    contextTokens (the window whose share the budget is)."""
+
+    #: "floor": the suite's reserveTokensFloor, which the compaction keeps too when it exceeds pi's
+    #: reserveTokens (2026.4.12's `ensurePiCompactionReserveTokens` raising pi's `shouldCompact`
+    #: reserve); "window": the reserve follows contextTokens alone,
+    #: min(`COMPACTION_RESERVE_TOKENS_FLOOR`, ⌊contextTokens × `MAX_COMPACTION_RESERVE_RATIO`⌋):
+    #: the check's (2026.9.6's `resolveCompactionThreshold`, agent-runner-memory-DnzQbIgI.mjs, with
+    #: memory-core's `buildMemoryFlushPlan`) and the compaction's (pi's default reserveTokens raised
+    #: to that floor and capped at that share: `applyAgentCompactionSettingsFromConfig`,
+    #: `resolveEffectiveCompactionReserveTokens`); reserveTokensFloor is a setting 2026.9.6 retired
+    #: (`RETIRED_AGENT_TUNING_PATHS`)
+    reserve: Literal["floor", "window"]
+    #: the first turn start counts the turn's prompt too, as every later one does (2026.9.6's host
+    #: check, `runSessionCompactionIfNeeded`, adds the prompt's estimate before each run); else the
+    #: first point reads the window alone
+    counts_prompt_first: bool
+    #: the check fires when the count reaches the budget (2026.9.6's `shouldRunPreflightCompaction`:
+    #: `>=`); else when it passes it (pi's `shouldCompact`: `>`)
+    at_threshold: bool
+
+    def trigger_reserve(self, context_tokens: int, reserve_tokens_floor: int) -> int:
+        """What the check and the compaction keep free of `context_tokens`: the budget is the
+        window less it."""
+        if self.reserve == "floor":
+            return reserve_tokens_floor
+        return min(OC96.COMPACTION_RESERVE_TOKENS_FLOOR, math.floor(context_tokens * OC96.MAX_COMPACTION_RESERVE_RATIO))
+
+    def fires(self, count: int, budget: int) -> bool:
+        """Whether a count of the window (with the prompt, where counted) compacts at `budget`."""
+        return count >= budget if self.at_threshold else count > budget
+
+
+@dataclass(frozen=True)
 class RuntimeRules:
     #: how profiles and the command line name it: `openclaw@<release>`
     name: str
@@ -170,6 +206,7 @@ class RuntimeRules:
     #: for an `error` or `length` reply, and the run loop hands `recoverEmbeddedRunOverflow` only
     #: such a reply as its overflow candidate (embedded-agent-BaH7wGBd.mjs)
     silent_overflow: Literal["compact-and-retry", "kept"]
+    turn_start: TurnStartRules
 
     def __str__(self) -> str:
         return self.name
@@ -227,6 +264,7 @@ OPENCLAW_2026_4_12 = RuntimeRules(
     ),
     manual=ManualCompactionRules(boundary_at_leaf=True, retries_keeping_nothing=False),
     silent_overflow="compact-and-retry",
+    turn_start=TurnStartRules(reserve="floor", counts_prompt_first=False, at_threshold=False),
 )
 
 OPENCLAW_2026_9_6 = RuntimeRules(
@@ -280,6 +318,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
     ),
     manual=ManualCompactionRules(boundary_at_leaf=False, retries_keeping_nothing=True),
     silent_overflow="kept",
+    turn_start=TurnStartRules(reserve="window", counts_prompt_first=True, at_threshold=True),
 )
 
 RUNTIME_RULES: dict[str, RuntimeRules] = {r.name: r for r in (OPENCLAW_2026_4_12, OPENCLAW_2026_9_6)}

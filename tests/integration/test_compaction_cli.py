@@ -157,3 +157,16 @@ def test_without_out_the_working_copy_is_removed(recording, tmp_path, capsys, mo
     assert data["success"] is True and data["workingCopy"] is None
     assert "the working copy was not kept: pass --out COPY to keep it" in data["notes"]
     assert list(scratch.iterdir()) == []  # nothing left behind
+
+
+def test_under_openclaw_2026_9_6_the_reserve_is_a_quarter_of_a_small_window_whatever_the_floor(recording, capsys):
+    """OpenClaw 2026.9.6 retired reserveTokensFloor: its compaction keeps the least of 20,000 and a
+    quarter of contextTokens, so a window pi's default floor would use up compacts, and a floor
+    given is not read; pi's profile still refuses it."""
+    small = ["--context-tokens", "3000", "--keep-recent-tokens", "800", "--tool-classes", json.dumps(TOOL_CLASSES)]
+    for floor in ([], ["--reserve-tokens-floor", "100"]):
+        code = main(["compact", str(recording), "--json", "--agent", "openclaw@2026.9.6", *small, *floor])
+        data = json.loads(capsys.readouterr().out)
+        assert code == 0 and data["budgetTokens"] == 3_000 - 750, data.get("error")
+    assert main(["compact", str(recording), "--agent", "pi@0.73.1", *small]) == 2
+    assert "leaves no budget after reserveTokensFloor 20,000" in capsys.readouterr().err
