@@ -178,6 +178,7 @@ def _compaction_section(add) -> None:
         f"  # reserveTokensFloor: {OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR}    "
         "# compaction triggers above contextTokens - reserve"
     )
+    add("  #   (openclaw@2026.9.6 retired it: it keeps the least of 20000 and a quarter of contextTokens)")
     add(f"  # keepRecentTokens: {PI.PI_KEEP_RECENT_TOKENS}      # the recent tail kept verbatim")
     add("  # The same from the command line, without editing this file:")
     add("  #   pytest --replaylab <suite> --replaylab-context-tokens N|auto")
