@@ -19,7 +19,7 @@ besides its summary and its kept tail.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -70,7 +70,7 @@ def turn_boundaries(
         for index, turn in enumerate(turns)
         if index and (turn.inputs or turn.steps) and not turn.steered
     ]
-    inputs = {index: _input_tokens(turns[index], tokens_of) for index, _ in starts}
+    inputs = {index: prompt_tokens(turns[index], memo) for index, _ in starts}
     calls = path_calls(path) if classifier is not None else PathCalls(frozenset())
     if memo is not None and memo.rules is not None:
         return _rebuilt(path, starts, classifier, calls, memo, inputs, progress)
@@ -217,6 +217,31 @@ def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, pr
     return True
 
 
-def _input_tokens(turn: Turn, tokens_of: Callable[[Any], int]) -> int:
-    """The agent's estimate of a turn's inputs."""
-    return sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+def prompt_tokens(turn: Turn, memo: ItemMemo | None = None) -> int:
+    """The agent's estimate of a turn's inputs, the prompt its check before the turn counts. Where
+    the item's release estimates the prompt's text trimmed (`TurnStartRules.trims_prompt`), an input
+    of one text block is counted so."""
+    if memo is None:
+        return sum(estimate_tokens(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+    trims = memo.runtime_rules is not None and memo.runtime_rules.turn_start.trims_prompt
+    total = 0
+    for entry in turn.inputs:
+        message = entry_to_message(entry)
+        if message is None:
+            continue
+        trimmed = _trimmed_prompt(message) if trims else None
+        # a trimmed copy is estimated afresh, never memoized in the message's place
+        total += memo.tokens(message) if trimmed is None else memo.estimate(trimmed)
+    return total
+
+
+def _trimmed_prompt(message: Any) -> Any | None:
+    """A user message of one text block with that text trimmed; None where there is nothing to trim."""
+    content = getattr(message, "content", None)
+    if getattr(message, "role", None) != "user" or not isinstance(content, list) or len(content) != 1:
+        return None
+    block = content[0]
+    text = getattr(block, "text", None)
+    if getattr(block, "type", None) != "text" or not isinstance(text, str) or text.strip() == text:
+        return None
+    return message.model_copy(update={"content": [block.model_copy(update={"text": text.strip()})]})

@@ -24,7 +24,6 @@ from replaylab.transcript import TranscriptWriter
 from replaylab.transcript.context import WindowMessage
 from replaylab.transcript.ids import derived_entry_id
 from replaylab.transcript.memo import ItemMemo
-from replaylab.transcript.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from replaylab.compaction import CompactParams
@@ -323,10 +322,9 @@ def crosses_budget(
     item's release compacts at the threshold). `count`: the run's running count of `window` (a list
     only ever appended to), so a run asking before each of its turns sums each message once, not
     the whole window again per turn."""
-    from replaylab.transcript.context import entry_to_message
+    from replaylab.qa.boundaries import prompt_tokens
 
-    tokens_of = estimate_tokens if memo is None else memo.tokens
-    incoming = sum(tokens_of(m) for e in turn.inputs if (m := entry_to_message(e)) is not None)
+    incoming = prompt_tokens(turn, memo)
     held = window_tokens(window, memo) if count is None else count.grown(window)
     return turn_start_rules(memo).fires(held + incoming, budget(scenario))
 

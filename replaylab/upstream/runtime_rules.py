@@ -170,6 +170,9 @@ class TurnStartRules:
     #: the check fires when the count reaches the budget (2026.9.6's `shouldRunPreflightCompaction`:
     #: `>=`); else when it passes it (pi's `shouldCompact`: `>`)
     at_threshold: bool
+    #: the prompt's text is estimated without its outer whitespace (2026.9.6's
+    #: `estimatePromptTokensForMemoryFlush` trims it, `normalizeOptionalString`)
+    trims_prompt: bool = False
 
     def trigger_reserve(self, context_tokens: int, reserve_tokens_floor: int) -> int:
         """What the check and the compaction keep free of `context_tokens`: the budget is the
@@ -318,7 +321,7 @@ OPENCLAW_2026_9_6 = RuntimeRules(
     ),
     manual=ManualCompactionRules(boundary_at_leaf=False, retries_keeping_nothing=True),
     silent_overflow="kept",
-    turn_start=TurnStartRules(reserve="window", counts_prompt_first=True, at_threshold=True),
+    turn_start=TurnStartRules(reserve="window", counts_prompt_first=True, at_threshold=True, trims_prompt=True),
 )
 
 RUNTIME_RULES: dict[str, RuntimeRules] = {r.name: r for r in (OPENCLAW_2026_4_12, OPENCLAW_2026_9_6)}

@@ -11,12 +11,15 @@ Skips when the pinned OpenClaw is not installed, and fails so under CI=true."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from openclaw_probe import probe_answers
-from replaylab.agents import openclaw_2026_9_6
-from replaylab.transcript.model import TextBlock, UserMessage
+from replaylab.agents import item_memo, openclaw_2026_9_6
+from replaylab.qa.boundaries import prompt_tokens
+from replaylab.transcript.model import MessageEntry, TextBlock, UserMessage
+from replaylab.upstream.profiles import profiles
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
 
 PROBE = """
@@ -75,3 +78,40 @@ def test_replaylab_compacts_before_a_run_where_openclaws_host_does(openclaw_fire
             ours.append(rules.fires(total + prompt, window - rules.trigger_reserve(window, 800)))
     assert openclaw_fired == ours
     assert True in ours and False in ours  # both ways around the threshold
+
+
+#: prompts whose estimate is not a plain count of ASCII characters
+PROMPTS = [
+    "请把订单 ORD-77123 的退款退回到原来的支付方式。" * 20,
+    "Retour bestätigt – Rückerstattung über 129,99 € folgt. 🎧✅ " * 15,
+    "   a prompt with blank lines around it\n\n\n   " * 10,
+    "x" * 401,
+]
+
+
+def counted(prompt: str) -> int:
+    """The prompt as the pipeline counts a turn's input under openclaw@2026.9.6."""
+    entry = MessageEntry(id="u1", message=UserMessage(content=[TextBlock(text=prompt)]))
+    return prompt_tokens(SimpleNamespace(inputs=[entry]), item_memo(profiles()["openclaw@2026.9.6"]))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def openclaw_at_the_edge(tmp_path_factory: pytest.TempPathFactory) -> list[bool]:
+    """For each prompt, the host's decision at the context where replaylab's count of the prompt
+    just reaches the threshold, and one token below."""
+    window, rules = 10_000, OPENCLAW_2026_9_6.turn_start
+    threshold = window - rules.trigger_reserve(window, 800)
+    lines = [
+        {"window": window, "mode": "safeguard", "totalTokens": threshold - counted(prompt) - below, "prompt": prompt}
+        for prompt in PROMPTS
+        for below in (0, 1)
+    ]
+    return probe_answers(Path(tmp_path_factory.mktemp("host-compaction-prompts")), PROBE, lines)
+
+
+def test_replaylab_counts_a_prompt_as_the_host_estimates_it(openclaw_at_the_edge: list[bool]) -> None:
+    """The host estimates the prompt's trimmed text as one user message
+    (`estimatePromptTokensForMemoryFlush`); replaylab counts the turn's input by OpenClaw's message
+    estimate, its one text block trimmed: at the edge the two decide alike, for CJK, accented text
+    and emoji, and text with blank lines around it."""
+    assert openclaw_at_the_edge == [True, False] * len(PROMPTS)

@@ -141,3 +141,24 @@ def test_an_auto_budget_under_2026_9_6_counts_the_prompt_and_keeps_its_own_reser
     passed = choose_budget(starts, protects=False, keep_recent_tokens=5_300, rules=NEW)
     assert passed is not None and passed.turn == 2 and passed.budget == 6_100
     assert not NEW.fires(5_990 + 10, passed.budget)
+
+
+def test_2026_9_6_counts_the_prompt_without_its_outer_whitespace() -> None:
+    """The host estimates the prompt's trimmed text (`estimatePromptTokensForMemoryFlush`); pi's
+    items count the input as written. An input of several blocks is counted as written."""
+    from replaylab.agents import item_memo
+    from replaylab.qa.boundaries import prompt_tokens
+    from replaylab.transcript.model import MessageEntry
+    from replaylab.upstream.profiles import profiles
+
+    def turn(*texts: str) -> Any:
+        message = UserMessage(content=[TextBlock(text=t) for t in texts])
+        return SimpleNamespace(inputs=[MessageEntry(id="u1", message=message)])
+
+    padded, plain = " " * 40 + "refund ORD-77123, please" + "\n" * 40, "refund ORD-77123, please"
+    openclaw, pi = item_memo(profiles()["openclaw@2026.9.6"]), item_memo(profiles()["pi@1.6.0"])
+    assert (
+        prompt_tokens(turn(padded), openclaw) == prompt_tokens(turn(plain), openclaw) < prompt_tokens(turn(padded), pi)
+    )
+    several = turn(padded, plain)
+    assert prompt_tokens(several, openclaw) == openclaw.estimate(several.inputs[0].message)
