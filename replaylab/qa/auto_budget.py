@@ -45,7 +45,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from replaylab.qa.boundaries import Boundary
+from replaylab.qa.boundaries import Boundary, counted
 from replaylab.upstream.openclaw_2026_4_12 import DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR
 from replaylab.upstream.pi_0_73_1 import SUMMARY_MAX_TOKENS_SHARE
 from replaylab.upstream.runtime_rules import OPENCLAW_2026_4_12, TurnStartRules
@@ -212,11 +212,6 @@ def _keep(target: int, given: int | None) -> tuple[int, str]:
     return KEEP_MIN, f"the least tail; {KEEP_SHARE:.0%} of the budget would be {share:,}"
 
 
-def _count(boundary: Boundary, rules: TurnStartRules) -> int:
-    """What the release's check counts at a turn start: the window, with the turn's prompt where counted."""
-    return boundary.tokens + (boundary.inputs if rules.counts_prompt_first else 0)
-
-
 def _gaining(
     boundaries: Sequence[Boundary],
     target: int,
@@ -234,7 +229,7 @@ def _gaining(
     earlier = 0  # the least budget at which none of the turn starts passed over compacts
     held: list[tuple[Boundary, int]] = []
     for boundary in boundaries:
-        count = _count(boundary, rules)
+        count = counted(boundary, rules)
         if not boundary.after_compaction:
             kept = max(boundary.protected_tokens if protects else 0, keep)
             budget = max(target, earlier, kept + summary_room)

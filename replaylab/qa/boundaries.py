@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from replaylab.safety.classify import ToolClassifier
     from replaylab.transcript.memo import ItemMemo
     from replaylab.transcript.model import AnyEntry
+    from replaylab.upstream.runtime_rules import TurnStartRules
 
 
 @dataclass(frozen=True)
@@ -215,6 +216,12 @@ def _protected(entry: AnyEntry, classifier: ToolClassifier, calls: PathCalls, pr
         return False
     protected_calls.update(c.id for c in made)
     return True
+
+
+def counted(boundary: Boundary, rules: TurnStartRules) -> int:
+    """What the item's release's check counts at a recorded turn start: the window, with the
+    turn's prompt where it counts the prompt at the first point too."""
+    return boundary.tokens + (boundary.inputs if rules.counts_prompt_first else 0)
 
 
 def prompt_tokens(turn: Turn, memo: ItemMemo | None = None) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from replaylab import caches
-from replaylab.qa.boundaries import Boundary
+from replaylab.qa.boundaries import Boundary, counted, prompt_tokens
 from replaylab.qa.plan import BudgetRequest
 from replaylab.replay.loop import WindowTokenCount, window_tokens
 from replaylab.replay.tools.pack import ToolPack
@@ -302,13 +302,7 @@ def auto_points(boundaries: list[Boundary], scenario: Scenario, rules: TurnStart
     release compacts at the threshold (`TurnStartRules`)."""
     rules = rules or turn_start_rules(None)
     limit = budget(scenario)
-    return next(([b.turn] for b in boundaries if rules.fires(first_count(b, rules), limit)), [])
-
-
-def first_count(boundary: Boundary, rules: TurnStartRules) -> int:
-    """What the release's check counts at a recorded turn start: the window, and the turn's prompt
-    where it counts it at the first point too."""
-    return boundary.tokens + (boundary.inputs if rules.counts_prompt_first else 0)
+    return next(([b.turn] for b in boundaries if rules.fires(counted(b, rules), limit)), [])
 
 
 def crosses_budget(
@@ -322,8 +316,6 @@ def crosses_budget(
     item's release compacts at the threshold). `count`: the run's running count of `window` (a list
     only ever appended to), so a run asking before each of its turns sums each message once, not
     the whole window again per turn."""
-    from replaylab.qa.boundaries import prompt_tokens
-
     incoming = prompt_tokens(turn, memo)
     held = window_tokens(window, memo) if count is None else count.grown(window)
     return turn_start_rules(memo).fires(held + incoming, budget(scenario))
