@@ -29,7 +29,6 @@ pytest item. A negative control lists the defects replaylab must find; missing o
 from __future__ import annotations
 
 import fnmatch
-import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,8 +49,8 @@ from replaylab.defects import Code
 from replaylab.local_model import pins as LM
 from replaylab.safety.overrides import ClassificationOverrides
 from replaylab.upstream import openclaw_2026_4_12 as OC
-from replaylab.upstream import openclaw_2026_9_6 as OC96
 from replaylab.upstream.provider_overflow import DEFAULT_PROVIDER, PROVIDER_OVERFLOW_TEXTS
+from replaylab.upstream.runtime_rules import OPENCLAW_2026_9_6
 from replaylab.values import GROUNDING_LEVELS, GroundingLevel
 from replaylab.yaml_shape import Limits
 
@@ -133,10 +132,7 @@ class CompactionSettings(Strict):
         it (`resolveEffectiveCompactionReserveTokens`): a small window keeps a budget."""
         if self.reserve_tokens_floor is not None:
             return self.reserve_tokens_floor
-        return min(
-            OC.DEFAULT_PI_COMPACTION_RESERVE_TOKENS_FLOOR,
-            math.floor(context_tokens * OC96.MAX_COMPACTION_RESERVE_RATIO),
-        )
+        return OPENCLAW_2026_9_6.turn_start.trigger_reserve(context_tokens, 0)
 
 
 class ContextWindow(Strict):
